@@ -1,0 +1,150 @@
+"""``AspenLitAgent``: the chemistry-expert AutoGen agent as an Agent Lightning ``LitAgent``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Any
+
+from agentlightning import LitAgent, emit_object, emit_reward
+
+from aspen_rl.agent.model_client import build_model_client, resolve_llm
+from aspen_rl.agent.prompts import system_prompt_from
+from aspen_rl.records import RewardScores, RolloutRecord, RolloutTiming, ToolCallSummary
+from aspen_rl.reward import compute_reward
+from aspen_rl.settings import Settings
+from aspen_rl.simulator.client import SimulatorClient
+from aspen_rl.tasks import AspenTask
+from aspen_rl.tools import build_tools
+from aspen_rl.trace import RunTrace
+
+logger = logging.getLogger(__name__)
+
+AGENT_NAME = "chemistry_expert"
+ARGUMENTS_SHOWN = 2000
+ANSWER_KEPT = 4000
+
+
+class AspenLitAgent(LitAgent[AspenTask]):
+    """Runs one chemistry-expert conversation per rollout and scores it.
+
+    Per rollout: a fresh AutoGen ``AssistantAgent`` (one instance per conversation, never shared)
+    with the three simulator tools; the system prompt from a ``PromptTemplate`` resource, else the
+    shipped default; the model from the rollout's ``LLM`` resource, else settings. The reward
+    breakdown is emitted with ``emit_reward`` (total first, then the three dimensions), the
+    rollout's record with ``emit_object``, and the total is returned. Nothing raised inside a rollout
+    escapes it: errors end the rollout with reward 0 and the reason recorded.
+
+    Args:
+        settings: Endpoints, timeouts, caps and reward weights.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__()
+        self.settings = settings
+
+    async def rollout_async(self, task: AspenTask | dict[str, Any], resources: Any, rollout: Any) -> float:
+        """Run one rollout; returns the total reward."""
+        record = await self.run_episode(task, resources, rollout)
+        emit_object(record.model_dump(mode="json"))
+        scores = record.reward.model_dump()
+        emit_reward(scores, primary_key="total")
+        return record.reward.total
+
+    async def run_episode(
+        self, task: AspenTask | dict[str, Any], resources: Any, rollout: Any
+    ) -> RolloutRecord:
+        """Run the conversation and score it, without emitting anything (usable outside a runner)."""
+        task = task if isinstance(task, AspenTask) else AspenTask.model_validate(task)
+        trace = RunTrace()
+        status = "ok"
+        llm_s, llm_calls = 0.0, 0
+        start = time.perf_counter()
+        model_client = None
+        try:
+            target = resolve_llm(resources or {}, rollout, self.settings)
+            model_client = build_model_client(target, self.settings)
+            async with asyncio.timeout(self.settings.rollout_timeout_s):
+                trace.final_answer = await self._converse(task, resources or {}, model_client, trace)
+        except TimeoutError:
+            status = "timeout"
+            trace.error = f"rollout exceeded its wall-time cap of {self.settings.rollout_timeout_s:g} s"
+        except Exception as exc:  # a rollout must never take its runner down
+            status = "error"
+            trace.error = f"{type(exc).__name__}: {exc}"
+            logger.warning("rollout of task %s failed: %s", task.task_id, trace.error)
+        finally:
+            if model_client is not None:
+                llm_s, llm_calls = model_client.elapsed_s, model_client.n_calls
+                await model_client.close()
+        infrastructure = _infrastructure_error(trace)
+        if status == "ok" and infrastructure:
+            status, trace.error = "error", infrastructure
+        reward = (
+            RewardScores(**compute_reward(task, trace, self.settings.reward).model_dump())
+            if status == "ok"
+            else RewardScores()
+        )
+        return RolloutRecord(
+            rollout_id=getattr(rollout, "rollout_id", "") or "",
+            task_id=task.task_id,
+            split=task.split or getattr(rollout, "mode", None) or "train",
+            difficulty=str(task.difficulty),
+            status=status,
+            error=trace.error,
+            reward=reward,
+            tool_calls=[
+                ToolCallSummary(
+                    name=c.name,
+                    ok=c.ok,
+                    error=c.error,
+                    latency_s=c.latency_s,
+                    arguments=json.dumps(c.arguments, ensure_ascii=False)[:ARGUMENTS_SHOWN],
+                )
+                for c in trace.calls
+            ],
+            final_answer=trace.final_answer[:ANSWER_KEPT],
+            timing=RolloutTiming(
+                wall_s=time.perf_counter() - start,
+                llm_s=llm_s,
+                simulator_s=sum(c.latency_s for c in trace.calls),
+                llm_calls=llm_calls,
+            ),
+            resources_id=getattr(rollout, "resources_id", None),
+        )
+
+    async def _converse(self, task: AspenTask, resources: Any, model_client: Any, trace: RunTrace) -> str:
+        """One AutoGen conversation; returns the final answer text."""
+        from autogen_agentchat.agents import AssistantAgent
+
+        async with SimulatorClient.from_settings(self.settings) as client:
+            agent = AssistantAgent(
+                AGENT_NAME,
+                model_client=model_client,
+                tools=build_tools(client, trace),
+                system_message=system_prompt_from(resources),
+                reflect_on_tool_use=True,
+                max_tool_iterations=self.settings.max_tool_iterations,
+            )
+            result = await agent.run(task=task.user_requirement)
+        return _final_text(result.messages)
+
+
+def _final_text(messages: Any) -> str:
+    """The last text the agent said (tool-call events and summaries are not an answer)."""
+    from autogen_agentchat.messages import TextMessage
+
+    for message in reversed(messages):
+        if isinstance(message, TextMessage) and message.source == AGENT_NAME:
+            return message.content
+    return ""
+
+
+def _infrastructure_error(trace: RunTrace) -> str | None:
+    """Why the rollout could not be judged on its merits (the simulator unreachable), if so."""
+    for call in trace.calls:
+        if call.error and "SimulatorUnavailable" in call.error:
+            return call.error
+    return None

@@ -1,0 +1,85 @@
+"""Command-line arguments of ``python -m aspen_rl.train``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+ALGORITHMS = ("baseline", "prompt_opt", "grpo", "verl")
+
+DESCRIPTION = """\
+Train or evaluate the chemistry-expert agent with Microsoft Agent Lightning.
+
+With no model endpoint configured (MODEL_API_URL / --api-url), rollouts are driven by the OFFLINE
+SCRIPTED POLICY: an honest stand-in, not a language model, that replays each task's reference
+solution through the real tool-calling protocol with seeded mistakes (see --error-rate) and ignores
+prompts. With no simulator answering at ASPEN_SIMULATOR_URL, the mock Aspen service is started on a
+free loopback port for the run and stopped at exit.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (every flag overrides the environment, .env and the YAML config)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m aspen_rl.train",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("dev", "train"),
+        default="dev",
+        help="dev: Trainer.dev with a fast algorithm, quick feedback; train: Trainer.fit (default: dev)",
+    )
+    parser.add_argument("--algorithm", choices=ALGORITHMS, default="baseline", help="default: baseline")
+    parser.add_argument(
+        "--n-runners", type=_positive_int, default=2, help="parallel rollout runners (default: 2)"
+    )
+    parser.add_argument("--use-validation", action="store_true", help="also run the validation split")
+    parser.add_argument("--use-test", action="store_true", help="also run the test split")
+    parser.add_argument(
+        "--tasks",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE.jsonl",
+        help="extra custom tasks (JSONL, one AspenTask per line); repeatable; run with the train split",
+    )
+    parser.add_argument("--limit", type=_positive_int, default=None, help="use only the first N train tasks")
+    parser.add_argument("--config", type=Path, default=None, metavar="FILE.yaml", help="YAML settings file")
+    parser.add_argument("--model", default=None, help="model name (env MODEL)")
+    parser.add_argument("--api-key", default=None, help="model API key (env MODEL_API_KEY); never logged")
+    parser.add_argument("--api-url", default=None, help="OpenAI-compatible base URL (env MODEL_API_URL)")
+    parser.add_argument(
+        "--simulator-url", default=None, help="simulator service URL (env ASPEN_SIMULATOR_URL)"
+    )
+    parser.add_argument("--repeats", type=_positive_int, default=None, help="rollouts per task")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the scripted policy and the algorithms")
+    parser.add_argument(
+        "--error-rate",
+        type=_probability,
+        default=None,
+        help="offline scripted policy: probability of each injected mistake",
+    )
+    parser.add_argument("--prompt", type=Path, default=None, metavar="FILE", help="system prompt file to use")
+    parser.add_argument(
+        "--resume", type=Path, default=None, metavar="CHECKPOINT", help="grpo: resume from a checkpoint dir"
+    )
+    parser.add_argument(
+        "--output-dir", type=Path, default=None, help="run directory (default: runs/<timestamp>/)"
+    )
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _probability(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be within [0, 1], got {value}")
+    return value

@@ -1,0 +1,37 @@
+"""``python -m aspen_rl.policy``: serve the offline scripted policy on a loopback port."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import uvicorn
+
+from aspen_rl.policy.scripted import ScriptedPolicy
+from aspen_rl.policy.server import create_policy_app
+from aspen_rl.tasks import load_tasks
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse arguments and serve until interrupted."""
+    parser = argparse.ArgumentParser(
+        prog="python -m aspen_rl.policy",
+        description="Serve the OFFLINE SCRIPTED POLICY (a stand-in, not a language model) behind an "
+        "OpenAI-compatible /v1/chat/completions endpoint. It replays each task's reference solution "
+        "with seeded mistakes and ignores prompts.",
+    )
+    parser.add_argument(
+        "--tasks", nargs="+", type=Path, required=True, help="JSONL task files it may be asked about"
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8011)
+    parser.add_argument("--error-rate", type=float, default=0.25, help="probability of each injected mistake")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    tasks = [task for path in args.tasks for task in load_tasks(path)]
+    policy = ScriptedPolicy(tasks, error_rate=args.error_rate, seed=args.seed)
+    uvicorn.run(create_policy_app(policy), host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

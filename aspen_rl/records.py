@@ -1,0 +1,66 @@
+"""One rollout's outcome as it is stored, reported and written to ``rollouts.jsonl``."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+RolloutStatus = Literal["ok", "error", "timeout", "lost"]
+"""``ok``: the agent answered; ``error``: an exception or an unreachable service ended the rollout;
+``timeout``: the wall-time cap ended it; ``lost``: the runner never reported a record."""
+
+
+class ToolCallSummary(BaseModel):
+    """A recorded tool call, trimmed for reports."""
+
+    name: str
+    ok: bool
+    error: str | None = None
+    latency_s: float = 0.0
+    arguments: str = Field(default="", description="JSON of the arguments, truncated")
+
+
+class RewardScores(BaseModel):
+    """The reward breakdown of a rollout (each in [0, 1])."""
+
+    total: float = 0.0
+    completion: float = 0.0
+    tool_efficiency: float = 0.0
+    response_quality: float = 0.0
+
+
+class RolloutTiming(BaseModel):
+    """Where a rollout's wall time went."""
+
+    wall_s: float = 0.0
+    llm_s: float = 0.0
+    simulator_s: float = 0.0
+    llm_calls: int = 0
+
+    @property
+    def overhead_s(self) -> float:
+        """Time spent outside the model and the simulator (agent framework, tools, reward)."""
+        return max(0.0, self.wall_s - self.llm_s - self.simulator_s)
+
+
+class RolloutRecord(BaseModel):
+    """Everything a report or an algorithm needs to know about one rollout."""
+
+    rollout_id: str = ""
+    task_id: str
+    split: str = "train"
+    difficulty: str = ""
+    status: RolloutStatus = "ok"
+    error: str | None = None
+    reward: RewardScores = Field(default_factory=RewardScores)
+    tool_calls: list[ToolCallSummary] = Field(default_factory=list)
+    final_answer: str = ""
+    timing: RolloutTiming = Field(default_factory=RolloutTiming)
+    resources_id: str | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def succeeded(self) -> bool:
+        """The rollout finished and its simulation met every expected output (completion == 1)."""
+        return self.status == "ok" and self.reward.completion >= 1.0 - 1e-9

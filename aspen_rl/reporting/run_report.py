@@ -1,0 +1,74 @@
+"""The files and console output of one run: rollouts.jsonl, summary.json, the reward plot and table."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from rich.console import Console
+
+from aspen_rl.records import RolloutRecord
+from aspen_rl.reporting.console import rollout_progress, summary_table
+from aspen_rl.reporting.plots import plot_reward_distribution
+from aspen_rl.reporting.summary import summarize
+
+ROLLOUTS_FILE = "rollouts.jsonl"
+SUMMARY_FILE = "summary.json"
+PLOT_FILE = "reward_distribution.png"
+
+
+class RunReport:
+    """Collects the records of a run and writes its report files into ``output_dir``.
+
+    Every record is appended to ``rollouts.jsonl`` as soon as it arrives, so an interrupted run
+    keeps what it measured.
+    """
+
+    def __init__(self, output_dir: Path, console: Console | None = None) -> None:
+        self.output_dir = output_dir
+        self.console = console or Console(stderr=True)
+        self.records: list[RolloutRecord] = []
+        output_dir.mkdir(parents=True, exist_ok=True)
+        self.rollouts_path = output_dir / ROLLOUTS_FILE
+        self.rollouts_path.write_text("", encoding="utf-8")
+
+    def add(self, record: RolloutRecord) -> None:
+        """Keep a record and append it to ``rollouts.jsonl``."""
+        self.records.append(record)
+        with self.rollouts_path.open("a", encoding="utf-8") as handle:
+            handle.write(record.model_dump_json() + "\n")
+
+    @contextmanager
+    def progress(self, description: str, total: int) -> Iterator[Callable[[RolloutRecord], None]]:
+        """A rich progress bar over ``total`` rollouts; yields the per-record callback."""
+        seen: list[float] = []
+        with rollout_progress(self.console) as bar:
+            task_id = bar.add_task(description, total=total, mean=0.0)
+
+            def on_record(record: RolloutRecord) -> None:
+                self.add(record)
+                seen.append(record.reward.total)
+                bar.update(task_id, advance=1, mean=fmean(seen))
+
+            yield on_record
+
+    def finish(self, **run_info: Any) -> dict[str, Any]:
+        """Write ``summary.json`` and the reward plot, print the table; returns the summary."""
+        summary = {"rollouts": len(self.records), **run_info, "splits": summarize(self.records)}
+        (self.output_dir / SUMMARY_FILE).write_text(
+            json.dumps(summary, indent=2, ensure_ascii=False), "utf-8"
+        )
+        if self.records:
+            plot_reward_distribution(self.records, self.output_dir / PLOT_FILE)
+        self.console.print(summary_table(summary["splits"]))
+        return summary
+
+
+def load_records(path: Path) -> list[RolloutRecord]:
+    """Read back a ``rollouts.jsonl`` file."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [RolloutRecord.model_validate_json(line) for line in lines if line.strip()]

@@ -1,0 +1,43 @@
+"""Reward statistics per split and difficulty tier, computed from rollout records."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from statistics import fmean
+from typing import Any
+
+from aspen_rl.records import RolloutRecord
+
+DIMENSIONS: tuple[str, ...] = ("total", "completion", "tool_efficiency", "response_quality")
+ALL_TIERS = "all"
+
+
+def stats(records: list[RolloutRecord]) -> dict[str, Any]:
+    """Count, success rate, error count and mean/min/max of every reward dimension."""
+    out: dict[str, Any] = {
+        "count": len(records),
+        "success_rate": fmean(1.0 if r.succeeded else 0.0 for r in records) if records else 0.0,
+        "errors": sum(1 for r in records if r.status != "ok"),
+    }
+    for dimension in DIMENSIONS:
+        values = [getattr(r.reward, dimension) for r in records]
+        out[dimension] = (
+            {"mean": fmean(values), "min": min(values), "max": max(values)}
+            if values
+            else {"mean": 0.0, "min": 0.0, "max": 0.0}
+        )
+    return out
+
+
+def summarize(records: Iterable[RolloutRecord]) -> dict[str, dict[str, Any]]:
+    """``{split: {tier: stats, ..., "all": stats}}`` with tiers in easy/medium/hard order."""
+    by_split: dict[str, dict[str, list[RolloutRecord]]] = defaultdict(lambda: defaultdict(list))
+    for record in records:
+        by_split[record.split][record.difficulty or "unknown"].append(record)
+        by_split[record.split][ALL_TIERS].append(record)
+    order = {"easy": 0, "medium": 1, "hard": 2, ALL_TIERS: 9}
+    return {
+        split: {tier: stats(tiers[tier]) for tier in sorted(tiers, key=lambda t: (order.get(t, 5), t))}
+        for split, tiers in by_split.items()
+    }

@@ -1,0 +1,127 @@
+"""Local services a run may need: the mock simulator and the offline scripted policy, as subprocesses."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+
+logger = logging.getLogger(__name__)
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that was free on ``host`` a moment ago."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def is_healthy(url: str, timeout_s: float = 1.0, verify: bool = True) -> bool:
+    """Whether ``GET url`` answers 200 within ``timeout_s``."""
+    try:
+        return httpx.get(url, timeout=timeout_s, verify=verify).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+class LocalService(AbstractContextManager["LocalService"]):
+    """A child process serving HTTP on a loopback port, stopped on exit.
+
+    Args:
+        name: Name used in logs and errors.
+        argv: Command line (``sys.executable -m ...``), the port given by ``{port}``.
+        health_path: Path polled until it answers 200.
+        log_path: File receiving the child's stdout and stderr.
+        startup_timeout_s: How long to wait for the health check.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        *,
+        health_path: str = "/health",
+        log_path: Path | None = None,
+        startup_timeout_s: float = 30.0,
+    ) -> None:
+        self.name = name
+        self.port = free_port()
+        self.argv = [part.format(port=self.port) for part in argv]
+        self.health_path = health_path
+        self.log_path = log_path
+        self.startup_timeout_s = startup_timeout_s
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """Base URL of the service."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> LocalService:
+        """Start the process and wait until it is healthy.
+
+        Raises:
+            RuntimeError: if it exits or stays unhealthy past the start-up timeout.
+        """
+        log = self.log_path.open("ab") if self.log_path else subprocess.DEVNULL
+        self._process = subprocess.Popen(
+            self.argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + self.startup_timeout_s
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise RuntimeError(
+                    f"{self.name} exited with code {self._process.returncode} during start-up"
+                    + (f"; see {self.log_path}" if self.log_path else "")
+                )
+            if is_healthy(self.url + self.health_path, timeout_s=0.5):
+                logger.info("%s ready at %s (pid %d)", self.name, self.url, self._process.pid)
+                return self
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(
+            f"{self.name} did not answer {self.health_path} within {self.startup_timeout_s:g} s"
+        )
+
+    def stop(self) -> None:
+        """Terminate the process (SIGTERM, then SIGKILL after 5 s)."""
+        if self._process is None or self._process.poll() is not None:
+            return
+        self._process.terminate()
+        try:
+            self._process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait(timeout=5)
+
+    def __enter__(self) -> LocalService:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def mock_simulator(results_dir: Path, log_path: Path | None = None) -> LocalService:
+    """The mock Aspen service (``python -m simulator_mock``) on a free loopback port."""
+    argv = [sys.executable, "-m", "simulator_mock", "--host", "127.0.0.1", "--port", "{port}"]
+    argv += ["--results-dir", str(results_dir)]
+    return LocalService("mock simulator", argv, log_path=log_path)
+
+
+def scripted_policy(
+    task_files: Sequence[Path], *, error_rate: float, seed: int, log_path: Path | None = None
+) -> LocalService:
+    """The offline scripted policy (a stand-in, not a model) behind a local OpenAI-compatible endpoint."""
+    argv = [sys.executable, "-m", "aspen_rl.policy", "--host", "127.0.0.1", "--port", "{port}"]
+    argv += ["--error-rate", str(error_rate), "--seed", str(seed), "--tasks", *map(str, task_files)]
+    return LocalService("offline scripted policy", argv, log_path=log_path)

@@ -1,0 +1,267 @@
+"""``python -m aspen_rl.train``: wire settings, tasks, services, the agent and an algorithm, then run."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import random
+import sys
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+# Agent Lightning imports litellm, which fetches a model-cost map from the network unless told not to.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from pydantic import ValidationError
+from rich.console import Console
+
+from aspen_rl.cli import build_parser
+from aspen_rl.settings import Settings, load_settings
+from aspen_rl.tasks import AspenTask, load_split, load_tasks
+from aspen_rl.tasks.datasets import TaskFileError, save_tasks
+
+logger = logging.getLogger("aspen_rl")
+
+LOG_FILE = "training.log"
+DEFAULT_ERROR_RATE = 0.25
+
+
+class UsageError(Exception):
+    """A problem with the command line, the configuration or the inputs: reported in one line, exit 2."""
+
+
+@dataclass
+class TaskSplits:
+    """The tasks of one run, by split (custom tasks join train)."""
+
+    train: list[AspenTask]
+    val: list[AspenTask] = field(default_factory=list)
+    test: list[AspenTask] = field(default_factory=list)
+
+    def all(self) -> list[AspenTask]:
+        """Every task of the run."""
+        return [*self.train, *self.val, *self.test]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the process exit code."""
+    args = build_parser().parse_args(argv)
+    console = Console(stderr=True)
+    try:
+        return _run(args, console)
+    except UsageError as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        return 2
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]")
+        return 130
+
+
+def _run(args: Any, console: Console) -> int:
+    settings = _load_settings(args)
+    output_dir = args.output_dir or settings.output_dir / datetime.now().strftime("%Y%m%d-%H%M%S")
+    output_dir.mkdir(parents=True, exist_ok=True)
+    _configure_logging(output_dir / LOG_FILE)
+    logger.info("aspen_rl.train %s", " ".join(sys.argv[1:]))
+    logger.info("settings: %s", settings.redacted())
+    random.seed(args.seed)
+    splits = _load_tasks(args, settings)
+    repeats = args.repeats or settings.algorithms.baseline.repeats
+    prompt = _read_prompt(args.prompt)
+
+    from aspen_rl.services import is_healthy, mock_simulator, scripted_policy
+
+    with ExitStack() as stack:
+        if not is_healthy(
+            settings.aspen_simulator_url + "/health", timeout_s=2.0, verify=settings.simulator_verify_tls
+        ):
+            service = stack.enter_context(
+                mock_simulator(output_dir / "simulator_results", log_path=output_dir / "simulator.log")
+            )
+            console.print(f"No simulator at {settings.aspen_simulator_url}; started the mock: {service.url}")
+            settings = settings.model_copy(update={"aspen_simulator_url": service.url})
+        if settings.model_api_url:
+            policy = f"model {settings.model} at {settings.model_api_url}"
+            llm = _llm_resource(settings.model_api_url, settings.model, proxy=False)
+        else:
+            task_file = output_dir / "tasks.jsonl"
+            save_tasks(splits.all(), task_file)
+            error_rate = args.error_rate if args.error_rate is not None else DEFAULT_ERROR_RATE
+            service = stack.enter_context(
+                scripted_policy(
+                    [task_file], error_rate=error_rate, seed=args.seed, log_path=output_dir / "policy.log"
+                )
+            )
+            policy = (
+                "OFFLINE SCRIPTED POLICY (a stand-in, not a model; "
+                f"error rate {error_rate:g}, seed {args.seed})"
+            )
+            from aspen_rl.policy.server import SCRIPTED_MODEL_NAME
+
+            llm = _llm_resource(service.url + "/v1", SCRIPTED_MODEL_NAME, proxy=True)
+        console.print(f"Rollouts driven by: {policy}")
+        logger.info("policy: %s; simulator: %s", policy, settings.aspen_simulator_url)
+
+        resources: dict[str, Any] = {"main_llm": llm}
+        if prompt is not None:
+            from agentlightning import PromptTemplate
+
+            resources["system_prompt"] = PromptTemplate(template=prompt, engine="f-string")
+
+        from aspen_rl.reporting import RunReport
+
+        report = RunReport(output_dir, console)
+        algorithm = _build_algorithm(args, settings, resources, report, splits, repeats)
+        _train(args, settings, algorithm, splits)
+        summary = report.finish(
+            algorithm=args.algorithm,
+            mode=args.mode,
+            policy=policy,
+            simulator=settings.aspen_simulator_url,
+            n_runners=args.n_runners,
+            repeats=repeats,
+            seed=args.seed,
+        )
+    console.print(f"Run written to {output_dir} ({summary['rollouts']} rollouts)")
+    return 0
+
+
+def _load_settings(args: Any) -> Settings:
+    overrides = {
+        "model": args.model,
+        "model_api_key": args.api_key,
+        "model_api_url": args.api_url,
+        "aspen_simulator_url": args.simulator_url,
+    }
+    try:
+        return load_settings(args.config, **overrides)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from exc
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise UsageError(f"invalid settings: {problems}") from exc
+    except ValueError as exc:  # malformed YAML and friends
+        raise UsageError(f"invalid settings: {exc}") from exc
+
+
+def _load_tasks(args: Any, settings: Settings) -> TaskSplits:
+    try:
+        train = load_split("train", settings.data_dir if settings.data_dir.is_dir() else None)
+        if args.limit:
+            train = train[: args.limit]
+        for path in args.tasks:
+            if not path.is_file():
+                raise UsageError(f"task file not found: {path}")
+            train += [t if t.split else t.model_copy(update={"split": "custom"}) for t in load_tasks(path)]
+        val = (
+            load_split("val", settings.data_dir if settings.data_dir.is_dir() else None)
+            if args.use_validation
+            else []
+        )
+        test = (
+            load_split("test", settings.data_dir if settings.data_dir.is_dir() else None)
+            if args.use_test
+            else []
+        )
+    except (TaskFileError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from exc
+    ids = [t.task_id for t in [*train, *val, *test]]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise UsageError(f"duplicate task ids across task files: {', '.join(duplicates)}")
+    return TaskSplits(train, val, test)
+
+
+def _read_prompt(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    if not path.is_file():
+        raise UsageError(f"prompt file not found: {path}")
+    text = path.read_text(encoding="utf-8").strip()
+    if not text:
+        raise UsageError(f"prompt file is empty: {path}")
+    return text
+
+
+def _llm_resource(endpoint: str, model: str, *, proxy: bool) -> Any:
+    """The ``LLM`` resource (no API key inside: runners read it from settings, so it never travels)."""
+    from agentlightning import LLM, ProxyLLM
+
+    cls = ProxyLLM if proxy else LLM
+    return cls(endpoint=endpoint, model=model, sampling_parameters={"temperature": 0.7})
+
+
+def _build_algorithm(
+    args: Any, settings: Settings, resources: dict[str, Any], report: Any, splits: TaskSplits, repeats: int
+) -> Any:
+    if args.algorithm == "baseline":
+        from aspen_rl.algorithms.baseline import BaselineAlgorithm
+
+        return BaselineAlgorithm(resources, report, repeats=repeats, test_dataset=splits.test)
+    raise UsageError(
+        f"--algorithm {args.algorithm} is not available in this version yet; use --algorithm baseline"
+    )
+
+
+def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) -> None:
+    """Run the algorithm with ``n_runners`` forked runners on a store bound to a free loopback port."""
+    from agentlightning import LitAgentRunner, Trainer
+    from agentlightning.algorithm import FastAlgorithm
+    from agentlightning.execution.client_server import ClientServerExecutionStrategy
+    from agentlightning.tracer.otel import OtelTracer
+
+    from aspen_rl.agent import AspenLitAgent
+    from aspen_rl.services import free_port
+
+    multiprocessing.set_start_method("fork", force=True)  # runners are forked (DESIGN.md)
+    tracer = OtelTracer()
+    trainer = Trainer(
+        algorithm=algorithm,
+        n_runners=args.n_runners,
+        tracer=tracer,
+        runner=LitAgentRunner(tracer=tracer, poll_interval=0.1, interval_jitter=0.05),
+        strategy=ClientServerExecutionStrategy(
+            n_runners=args.n_runners, server_host="127.0.0.1", server_port=free_port()
+        ),
+    )
+    agent = AspenLitAgent(settings)
+    if args.mode == "dev":
+        if not isinstance(algorithm, FastAlgorithm):
+            raise UsageError(
+                f"--mode dev needs a fast algorithm; run --algorithm {args.algorithm} with --mode train"
+            )
+        trainer.dev(agent, splits.train, val_dataset=splits.val or None)
+    else:
+        trainer.fit(agent, splits.train, val_dataset=splits.val or None)
+
+
+def _configure_logging(log_file: Path) -> None:
+    """Everything at INFO into the run's ``training.log``; only warnings of aspen_rl on the console."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    file_handler = logging.FileHandler(log_file, encoding="utf-8")
+    file_handler.setFormatter(
+        logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s")
+    )
+    root.addHandler(file_handler)
+    root.setLevel(logging.INFO)
+    for noisy in (
+        "httpx",
+        "httpcore",
+        "autogen_core",
+        "autogen_agentchat",
+        "openai",
+        "LiteLLM",
+        "uvicorn.access",
+    ):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

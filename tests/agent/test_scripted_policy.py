@@ -1,0 +1,134 @@
+"""The offline scripted policy plays reference solutions with seeded, planned mistakes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from aspen_rl.policy.scripted import AnswerAction, ScriptedPolicy, ToolCallAction
+from aspen_rl.tasks import AspenTask
+
+CONFIG: dict[str, Any] = {
+    "components": [{"cid": "WATER", "name": "water"}],
+    "property_methods": [{"method_name": "IDEAL", "is_basis_method": True}],
+    "blocks": [{"name": "H1", "type": "Heater"}],
+    "streams": [{"name": "FEED"}, {"name": "PROD"}],
+    "stream_data": {"FEED": {"temperature": {"TEMP_VALUE": 25, "TEMP_UNITS": "C"}}},
+}
+RESULTS = {"streams": {"PROD": {"temperature_C": 80.0}}, "blocks": {"H1": {"duty_kW": 1234.5}}}
+TASK = AspenTask.model_validate(
+    {
+        "task_id": "t-heater",
+        "user_requirement": "Heat 100 kmol/h of water from 25 C to 80 C in heater H1.",
+        "difficulty": "easy",
+        "expected_output": [
+            {"name": "outlet temperature", "path": "streams.PROD.temperature_C", "value": 80.0, "unit": "C"},
+            {"name": "heater duty", "path": "blocks.H1.duty_kW", "value": 1234.5, "unit": "kW"},
+        ],
+        "reference_config": CONFIG,
+    }
+)
+
+
+def play(policy: ScriptedPolicy, key: str, simulator: Any) -> tuple[list[ToolCallAction], str]:
+    """Drive the policy to its final answer, answering tool calls with ``simulator``."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "ignored"},
+        {"role": "user", "content": TASK.user_requirement},
+    ]
+    calls: list[ToolCallAction] = []
+    for i in range(20):
+        action = policy.next_action(messages, rollout_key=key)
+        if isinstance(action, AnswerAction):
+            return calls, action.content
+        calls.append(action)
+        call_id = f"c{i}"
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": action.name, "arguments": json.dumps(action.arguments)},
+                    }
+                ],
+            }
+        )
+        messages.append({"role": "tool", "tool_call_id": call_id, "content": simulator(action)})
+    raise AssertionError("the policy never answered")
+
+
+def healthy_simulator(action: ToolCallAction) -> str:
+    if action.name == "get_schema":
+        return json.dumps({"schemas": {}})
+    if action.name == "run_simulation":
+        try:
+            config = json.loads(action.arguments["config"])
+        except json.JSONDecodeError as exc:
+            return f"run_simulation failed: config is not valid JSON ({exc})"
+        if config["stream_data"]["FEED"]["temperature"]["TEMP_UNITS"] != "C":
+            return json.dumps({"success": False, "error_type": "UnitError", "error_message": "unknown unit"})
+        return json.dumps({"success": True, "run_id": "run-7"})
+    assert action.arguments == {"run_id": "run-7"}
+    return json.dumps(RESULTS)
+
+
+def test_clean_run_follows_schema_simulate_result_and_reports_simulator_values() -> None:
+    calls, answer = play(ScriptedPolicy([TASK], error_rate=0.0), "r1", healthy_simulator)
+    assert [c.name for c in calls] == ["get_schema", "run_simulation", "get_result"]
+    assert calls[0].arguments == {"block_types": ["base", "Heater"]}
+    assert json.loads(calls[1].arguments["config"]) == CONFIG
+    assert "| outlet temperature | 80 | C |" in answer
+    assert "| heater duty | 1234 | kW |" in answer  # 4 significant figures of 1234.5
+
+
+def test_every_mistake_at_error_rate_one() -> None:
+    calls, answer = play(ScriptedPolicy([TASK], error_rate=1.0), "r1", healthy_simulator)
+    # skip_schema wins over redundant_schema; malformed JSON, then a wrong unit, then the good config.
+    assert [c.name for c in calls] == ["run_simulation"] * 3 + ["get_result"] * 2
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(calls[0].arguments["config"])
+    assert (
+        json.loads(calls[1].arguments["config"])["stream_data"]["FEED"]["temperature"]["TEMP_UNITS"]
+        == "centigrade"
+    )
+    assert json.loads(calls[2].arguments["config"]) == CONFIG
+    assert "| outlet temperature | 92 | C |" in answer  # sloppy: 80 * 1.15, a number the simulator never gave
+
+
+def test_failed_reference_simulation_ends_with_an_honest_answer() -> None:
+    def down(action: ToolCallAction) -> str:
+        return "SimulatorUnavailable: no answer from http://127.0.0.1:1 within 1 s"
+
+    calls, answer = play(ScriptedPolicy([TASK], error_rate=0.0), "r1", down)
+    assert [c.name for c in calls] == ["get_schema", "run_simulation"]
+    assert answer.startswith("The simulation could not be completed")
+
+
+def test_unknown_task_is_answered_without_tools() -> None:
+    policy = ScriptedPolicy([TASK])
+    action = policy.next_action([{"role": "user", "content": "Design a nuclear reactor."}])
+    assert isinstance(action, AnswerAction)
+    assert "does not match" in action.content
+
+
+def test_mistake_plans_are_seeded_and_vary_between_rollouts() -> None:
+    def plans(seed: int) -> list[frozenset[str]]:
+        policy = ScriptedPolicy([TASK], error_rate=0.3, seed=seed)
+        return [policy.plan_for(f"rollout-{i}", TASK).mistakes for i in range(30)]
+
+    assert plans(1) == plans(1)
+    assert plans(1) != plans(2)
+    assert len(set(plans(1))) >= 5
+    # The plan is drawn once per rollout and kept for its later calls.
+    policy = ScriptedPolicy([TASK], error_rate=0.5, seed=3)
+    assert policy.plan_for("r", TASK) is policy.plan_for("r", TASK)
+
+
+def test_error_rate_is_validated() -> None:
+    with pytest.raises(ValueError, match="error_rate"):
+        ScriptedPolicy([TASK], error_rate=1.5)
