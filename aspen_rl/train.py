@@ -112,6 +112,7 @@ def _run(args: Any, console: Console) -> int:
             from agentlightning import PromptTemplate
 
             resources["system_prompt"] = PromptTemplate(template=prompt, engine="f-string")
+            logger.info("system prompt from %s (%d characters)", args.prompt, len(prompt))
 
         from aspen_rl.reporting import RunReport
 
@@ -126,6 +127,7 @@ def _run(args: Any, console: Console) -> int:
             n_runners=args.n_runners,
             repeats=repeats,
             seed=args.seed,
+            prompt=str(args.prompt) if args.prompt else "default (aspen_rl/agent/default_system_prompt.md)",
         )
     console.print(f"Run written to {output_dir} ({summary['rollouts']} rollouts)")
     return 0

@@ -174,7 +174,7 @@ def _break_a_unit(config: dict[str, Any]) -> dict[str, Any]:
 def _answer(task: AspenTask, results: dict[str, Any], *, sloppy: bool) -> str:
     """A final answer that reports every requested quantity from the simulator's results."""
     lines = [
-        f"Simulation of task {task.task_id} converged. Requested results:",
+        "The simulation converged. Requested results:",
         "",
         "| Quantity | Value | Unit |",
         "|---|---|---|",
