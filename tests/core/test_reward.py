@@ -1,0 +1,274 @@
+"""Reward dimensions on crafted traces, each expected value computed by hand in the comments."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from pydantic import ValidationError
+
+from aspen_rl.reward import (
+    RewardWeights,
+    classify_calls,
+    completion_score,
+    compute_reward,
+    extract_numbers,
+    number_matches,
+    response_quality_score,
+    tool_efficiency_score,
+)
+from aspen_rl.tasks import AspenTask, Target
+from aspen_rl.trace import RunTrace, ToolCall
+
+TASK = AspenTask(
+    task_id="t-heater",
+    user_requirement=(
+        "Heat 100 kmol/h of water from 25 C to 80 C at 1 bar in heater H1 (FEED -> PROD). "
+        "Report the PROD temperature and the H1 duty."
+    ),
+    difficulty="easy",
+    expected_output=[
+        Target(
+            name="PROD temperature",
+            path="streams.PROD.temperature_C",
+            value=80.0,
+            unit="C",
+            abs_tol=0.5,
+            rel_tol=0.0,
+        ),
+        Target(name="H1 duty", path="blocks.H1.duty_kW", value=115.1, unit="kW", rel_tol=0.02),
+    ],
+    ideal_tool_calls=3,
+)
+
+CONFIG = {
+    "components": [{"cid": "WATER", "name": "water"}],
+    "blocks": [{"name": "H1", "type": "Heater"}],
+    "stream_data": {"FEED": {"temperature": {"TEMP_VALUE": 25}, "flow": {"TOTFLOW_VALUE": 100}}},
+    "blocks_Heater_data": {"H1": {"SPEC_DATA": {"TEMP_VALUE": 80, "PRES_VALUE": 1}}},
+}
+RUN_OK = {
+    "success": True,
+    "run_id": "r1",
+    "aspen_file_path": "C:/sim/r1.bkp",
+    "result_file_path": "/srv/results/r1.json",
+    "message": "Simulation completed",
+    "warnings": [],
+}
+RESULTS = {
+    "run_id": "r1",
+    "success": True,
+    "streams": {
+        "FEED": {
+            "temperature_C": 25.0,
+            "pressure_bar": 1.0,
+            "vapor_fraction": 0.0,
+            "molar_flow_kmol_hr": 100.0,
+        },
+        "PROD": {
+            "temperature_C": 80.0,
+            "pressure_bar": 1.0,
+            "vapor_fraction": 0.0,
+            "molar_flow_kmol_hr": 100.0,
+            "mass_flow_kg_hr": 1801.5,
+        },
+    },
+    "blocks": {"H1": {"type": "Heater", "duty_kW": 115.1, "power_kW": 0.0}},
+}
+GOOD_ANSWER = "Simulation converged.\n- PROD temperature: 80.0 °C\n- H1 heater duty: 115.1 kW"
+
+
+def schema_call(types: list[str] | None = None, ok: bool = True) -> ToolCall:
+    return ToolCall(name="get_schema", arguments={"block_types": types or ["Heater"]}, ok=ok, response={})
+
+
+def run_call(config: object = None, response: dict | None = None) -> ToolCall:
+    response = RUN_OK if response is None else response
+    ok = response.get("success") is True
+    return ToolCall(
+        name="run_simulation",
+        arguments={"config": CONFIG if config is None else config},
+        ok=ok,
+        error=None if ok else "failed",
+        response=response,
+    )
+
+
+def result_call(run_id: str = "r1", document: dict | None = None) -> ToolCall:
+    return ToolCall(name="get_result", arguments={"run_id": run_id}, ok=True, response=document or RESULTS)
+
+
+def trace_of(*calls: ToolCall, answer: str = GOOD_ANSWER) -> RunTrace:
+    return RunTrace(calls=list(calls), final_answer=answer)
+
+
+def test_perfect_run_scores_one() -> None:
+    # completion 0.1+0.1+0.2+0.1+0.5*(2/2) = 1; order 3/3, no penalty -> 1;
+    # quality: reported 2/2, grounded 2/2 (80.0, 115.1), 78 chars on 3 lines -> 1.
+    r = compute_reward(TASK, trace_of(schema_call(), run_call(), result_call()))
+    assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx((1.0, 1.0, 1.0))
+    assert r.total == pytest.approx(1.0)
+
+
+def test_missing_schema_call_costs_a_third_of_the_order_score() -> None:
+    # order: schema 0, simulate 1, result 1 -> 2/3; 2 useful calls <= 3 ideal -> no penalty.
+    # total = 0.4*1 + 0.3*(2/3) + 0.3*1 = 0.9
+    r = compute_reward(TASK, trace_of(run_call(), result_call()))
+    assert r.completion == pytest.approx(1.0)
+    assert r.tool_efficiency == pytest.approx(2 / 3)
+    assert r.total == pytest.approx(0.9)
+
+
+def test_failed_simulation_then_fix() -> None:
+    failed = run_call(
+        config={**CONFIG, "components": [{"cid": "WATR", "name": "watr"}]},
+        response={"success": False, "error_type": "UnknownComponent", "error_message": "components[0]"},
+    )
+    trace = trace_of(schema_call(), failed, run_call(), result_call())
+    # calls: useful 3, failed 1 -> efficiency 1 * (1 - 0.2) = 0.8; completion 1; quality 1
+    # total = 0.4 + 0.3*0.8 + 0.3 = 0.94
+    assert classify_calls(trace) == {"useful": 3, "failed": 1, "redundant": 0}
+    r = compute_reward(TASK, trace)
+    assert r.tool_efficiency == pytest.approx(0.8)
+    assert r.total == pytest.approx(0.94)
+
+
+def test_simulation_that_never_succeeds() -> None:
+    diverged = run_call(response={"success": False, "error_type": "ConvergenceError", "error_message": "H1"})
+    trace = trace_of(schema_call(), diverged, answer="The simulation did not converge.")
+    # completion: config 0.1 + accepted (a solve failure) 0.1 = 0.2
+    assert completion_score(TASK, trace) == pytest.approx(0.2)
+    # efficiency: order 1/3 (schema only), one failed call -> (1/3) * 0.8
+    assert tool_efficiency_score(TASK, trace) == pytest.approx(0.8 / 3)
+    # quality: reported 0 (no results), grounded 1 (no numbers), form 0.5*(32/40) + 0.5*0.5 = 0.65
+    #          -> 0.3*1 + 0.2*0.65 = 0.43
+    assert response_quality_score(TASK, trace) == pytest.approx(0.43)
+    # total = 0.4*0.2 + 0.3*0.8/3 + 0.3*0.43 = 0.08 + 0.08 + 0.129 = 0.289
+    assert compute_reward(TASK, trace).total == pytest.approx(0.289)
+
+
+def test_malformed_json_config_scores_no_config() -> None:
+    bad = ToolCall(name="run_simulation", arguments={"config": "{not json"}, ok=False, error="InvalidJSON")
+    trace = trace_of(schema_call(), bad, answer="")
+    # nothing but the schema call: completion 0, efficiency (1/3)*(1-0.2), quality 0 (empty answer)
+    r = compute_reward(TASK, trace)
+    assert r.completion == 0.0
+    assert r.tool_efficiency == pytest.approx(0.8 / 3)
+    assert r.response_quality == 0.0
+
+
+def test_redundant_calls_are_penalised() -> None:
+    trace = trace_of(schema_call(), schema_call(), run_call(), result_call(), result_call())
+    # 2 exact repeats -> 1 - 2*0.1 = 0.8
+    assert classify_calls(trace) == {"useful": 3, "failed": 0, "redundant": 2}
+    assert tool_efficiency_score(TASK, trace) == pytest.approx(0.8)
+    assert compute_reward(TASK, trace).total == pytest.approx(0.4 + 0.3 * 0.8 + 0.3)
+
+
+def test_excess_useful_calls_beyond_ideal() -> None:
+    trace = trace_of(schema_call(["Heater"]), schema_call(["Heater", "Flash2"]), run_call(), result_call())
+    # 4 useful calls, ideal 3 -> excess 1 -> 1 - 0.1 = 0.9
+    assert tool_efficiency_score(TASK, trace) == pytest.approx(0.9)
+
+
+def test_hallucinated_numbers_lower_quality() -> None:
+    answer = GOOD_ANSWER + "\n- Steam consumption: 412.7 kg/hr\n- Pump power: 23.8 kW"
+    trace = trace_of(schema_call(), run_call(), result_call(), answer=answer)
+    # considered: 80.0, 115.1, 412.7, 23.8; the simulator/config/requirement produced neither 412.7 nor
+    # 23.8 (nor x/100, x*1000, x-273.15 of them) -> grounded 2/4 = 0.5
+    # quality = 0.5*1 + 0.3*0.5 + 0.2*1 = 0.85; total = 0.4 + 0.3 + 0.3*0.85 = 0.955
+    assert response_quality_score(TASK, trace) == pytest.approx(0.85)
+    assert compute_reward(TASK, trace).total == pytest.approx(0.955)
+
+
+def test_wrong_reported_value_is_neither_reported_nor_grounded() -> None:
+    answer = "Results:\n- PROD temperature: 80.0 °C\n- H1 duty: 150.0 kW"
+    trace = trace_of(schema_call(), run_call(), result_call(), answer=answer)
+    # reported 1/2 (150.0 != 115.1 within 2%), grounded 1/2 -> 0.5*0.5 + 0.3*0.5 + 0.2*1 = 0.6
+    assert response_quality_score(TASK, trace) == pytest.approx(0.6)
+
+
+def test_empty_answer() -> None:
+    trace = trace_of(schema_call(), run_call(), result_call(), answer="   ")
+    # quality 0 -> total = 0.4 + 0.3 = 0.7
+    r = compute_reward(TASK, trace)
+    assert r.response_quality == 0.0
+    assert r.total == pytest.approx(0.7)
+
+
+def test_answer_without_simulation_earns_no_completion_or_reporting() -> None:
+    # right numbers, no tool call: reported needs results of this trace -> 0;
+    # grounded: 80.0 is in the requirement, 115.1 is not -> 0.5; form 1 (78 chars, 3 lines)
+    # quality = 0.3*0.5 + 0.2*1 = 0.35; total = 0.3*0.35 = 0.105
+    r = compute_reward(TASK, trace_of())
+    assert (r.completion, r.tool_efficiency) == (0.0, 0.0)
+    assert r.response_quality == pytest.approx(0.35)
+    assert r.total == pytest.approx(0.105)
+
+
+def test_results_of_another_rollouts_run_do_not_count() -> None:
+    foreign = copy.deepcopy(RESULTS)
+    foreign["run_id"] = "someone-else"
+    trace = trace_of(schema_call(), run_call(), result_call("someone-else", foreign))
+    # read 0, targets 0 -> completion 0.1+0.1+0.2 = 0.4; order: schema, simulate -> 2/3
+    assert completion_score(TASK, trace) == pytest.approx(0.4)
+    assert tool_efficiency_score(TASK, trace) == pytest.approx(2 / 3)
+
+
+def test_result_by_file_path_counts_as_reading_the_run() -> None:
+    trace = trace_of(schema_call(), run_call(), result_call("C:\\results\\r1.json"))
+    assert completion_score(TASK, trace) == pytest.approx(1.0)
+
+
+def test_targets_out_of_tolerance() -> None:
+    document = copy.deepcopy(RESULTS)
+    document["streams"]["PROD"]["temperature_C"] = 81.0  # |81 - 80| = 1 > abs_tol 0.5 (rel_tol 0)
+    trace = trace_of(schema_call(), run_call(), result_call(document=document))
+    # completion = 0.5 + 0.5 * (1/2) = 0.75
+    assert completion_score(TASK, trace) == pytest.approx(0.75)
+
+
+def test_extract_numbers_skips_identifiers() -> None:
+    text = "R-101 at 1,234.5 kPa, CO2 1e-3, T=-5.2 °C, H1 duty 80C, 2-3 trays, 95%"
+    assert [n.value for n in extract_numbers(text)] == [1234.5, 0.001, -5.2, 80.0, 2.0, 3.0, 95.0]
+    assert [n.is_small_int for n in extract_numbers("1. 7 trays, 7.0, 12")] == [True, True, False, False]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "expected"),
+    [
+        ("353.15", 80.0, True),  # K -> C
+        ("95%", 0.95, True),  # percent -> fraction
+        ("1.2", 1200.0, True),  # MW -> kW
+        ("150 kPa", 1.5, True),  # kPa -> bar
+        ("-110.3", 110.3, True),  # sign-insensitive (duty removed)
+        ("80", 80.4, True),  # written to the unit: +-0.5
+        ("0.001", 0.0012, True),  # +-0.0005
+        ("0.0010", 0.0012, False),  # written finer: +-0.00005 and 2% of 0.0012
+        ("78.0", 80.0, False),
+    ],
+)
+def test_number_matching(text: str, value: float, expected: bool) -> None:
+    (number,) = extract_numbers(text)
+    assert number_matches(number, value) is expected
+
+
+def test_weights_default_and_validation() -> None:
+    assert RewardWeights().model_dump() == {
+        "completion": 0.4,
+        "tool_efficiency": 0.3,
+        "response_quality": 0.3,
+    }
+    with pytest.raises(ValidationError, match=r"sum to 1.*completion=0.5.*= 1.1"):
+        RewardWeights(completion=0.5, tool_efficiency=0.3, response_quality=0.3)
+    with pytest.raises(ValueError, match="tool_efficiency must be a non-negative"):
+        RewardWeights(completion=0.9, tool_efficiency=-0.2, response_quality=0.3)
+    with pytest.raises(ValidationError, match="extra"):
+        RewardWeights(completion=0.4, tool_efficiency=0.3, response_quality=0.3, style=0.0)
+
+
+def test_custom_weights_change_total() -> None:
+    trace = trace_of(run_call(), result_call())  # completion 1, efficiency 2/3, quality 1
+    weights = RewardWeights(completion=0.2, tool_efficiency=0.6, response_quality=0.2)
+    # 0.2*1 + 0.6*(2/3) + 0.2*1 = 0.8
+    assert compute_reward(TASK, trace, weights).total == pytest.approx(0.8)
