@@ -1,0 +1,35 @@
+"""aspen_rl: train LLM agents that drive chemical process simulators, with Microsoft Agent Lightning."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# Light, lazy re-exports: importing aspen_rl must not import agentlightning or autogen.
+_LAZY = {
+    "AspenTask": "aspen_rl.tasks",
+    "Difficulty": "aspen_rl.tasks",
+    "Target": "aspen_rl.tasks",
+    "load_tasks": "aspen_rl.tasks",
+    "load_split": "aspen_rl.tasks",
+    "Settings": "aspen_rl.settings",
+    "load_settings": "aspen_rl.settings",
+    "SimulatorClient": "aspen_rl.simulator",
+    "RunTrace": "aspen_rl.trace",
+    "ToolCall": "aspen_rl.trace",
+    "build_tools": "aspen_rl.tools",
+    "RewardWeights": "aspen_rl.reward",
+    "RewardBreakdown": "aspen_rl.reward",
+    "compute_reward": "aspen_rl.reward",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'aspen_rl' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

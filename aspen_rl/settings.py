@@ -1,0 +1,178 @@
+"""Settings: one typed object from CLI overrides, environment, .env, a YAML config and defaults.
+
+Precedence, highest first: keyword overrides (CLI flags) > environment > ``.env`` > YAML file
+(``--config``; ``configs/default.yaml`` when it exists and no file is named) > defaults.
+
+Environment names: ``MODEL``, ``MODEL_API_KEY``, ``MODEL_API_URL`` and ``ASPEN_SIMULATOR_URL`` as
+they are; every other field with the ``ASPEN_RL_`` prefix, nested fields joined by ``__``, e.g.
+``ASPEN_RL_SIMULATOR_TIMEOUT_S=30``, ``ASPEN_RL_REWARD__COMPLETION=0.5``,
+``ASPEN_RL_ALGORITHMS__BASELINE__REPEATS=3``. YAML keys are the field names (``model``,
+``reward: {completion: 0.4}``...).
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
+
+from aspen_rl.reward import RewardWeights
+
+DEFAULT_CONFIG_PATH = Path("configs/default.yaml")
+_yaml_path: ContextVar[Path | None] = ContextVar("aspen_rl_settings_yaml", default=None)
+
+
+class BaselineSettings(BaseModel):
+    """Baseline evaluator settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    repeats: int = Field(default=1, ge=1, description="Rollouts per task.")
+
+
+class AlgorithmsSettings(BaseModel):
+    """Per-algorithm sections. Sections without a typed model yet (prompt_opt, grpo) are kept as dicts."""
+
+    model_config = ConfigDict(extra="allow")
+
+    baseline: BaselineSettings = Field(default_factory=BaselineSettings)
+
+
+class Settings(BaseSettings):
+    """Every runtime setting of aspen_rl (see the module docstring for sources and names).
+
+    Attributes:
+        model: Model name served at ``model_api_url`` (env ``MODEL``).
+        model_api_key: API key of the model endpoint (env ``MODEL_API_KEY``); never shown in repr.
+        model_api_url: OpenAI-compatible base URL (env ``MODEL_API_URL``); ``None`` uses the
+            offline scripted policy.
+        aspen_simulator_url: Simulator service root (env ``ASPEN_SIMULATOR_URL``).
+        simulator_verify_tls: Verify HTTPS certificates (false for a self-signed real service).
+        simulator_timeout_s: Timeout of one simulator request.
+        simulator_retries: Extra attempts on connection errors, timeouts and 5xx.
+        simulator_backoff_s: First retry delay, doubled on each further retry.
+        llm_timeout_s: Timeout of one LLM request.
+        llm_retries: Extra attempts of a failed LLM request.
+        max_tool_iterations: Cap on the agent's tool-call loop per rollout.
+        rollout_timeout_s: Wall-clock cap of one rollout.
+        reward: Reward weights.
+        output_dir: Where run reports go.
+        models_dir: Where prompts, checkpoints and adapters are written.
+        data_dir: Folder of the task splits.
+        algorithms: Per-algorithm settings.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="ASPEN_RL_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        validate_by_name=True,
+        validate_by_alias=True,
+        protected_namespaces=(),
+        validate_default=True,
+    )
+
+    model: str = Field(default="gpt-4o-mini", min_length=1, validation_alias=AliasChoices("MODEL", "model"))
+    model_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("MODEL_API_KEY", "model_api_key")
+    )
+    model_api_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("MODEL_API_URL", "model_api_url")
+    )
+    aspen_simulator_url: str = Field(
+        default="http://localhost:8002",
+        validation_alias=AliasChoices("ASPEN_SIMULATOR_URL", "aspen_simulator_url"),
+    )
+    simulator_verify_tls: bool = True
+    simulator_timeout_s: float = Field(default=60.0, gt=0)
+    simulator_retries: int = Field(default=2, ge=0)
+    simulator_backoff_s: float = Field(default=0.5, ge=0)
+    llm_timeout_s: float = Field(default=120.0, gt=0)
+    llm_retries: int = Field(default=2, ge=0)
+    max_tool_iterations: int = Field(default=10, ge=1)
+    rollout_timeout_s: float = Field(default=600.0, gt=0)
+    reward: RewardWeights = Field(default_factory=RewardWeights)
+    output_dir: Path = Path("runs")
+    models_dir: Path = Path("models")
+    data_dir: Path = Path("data")
+    algorithms: AlgorithmsSettings = Field(default_factory=AlgorithmsSettings)
+
+    @field_validator("aspen_simulator_url", "model_api_url")
+    @classmethod
+    def _http_url(cls, value: str | None, info: Any) -> str | None:
+        if value is None or value == "":
+            if info.field_name == "aspen_simulator_url":
+                raise ValueError("aspen_simulator_url must not be empty")
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"{info.field_name} must start with http:// or https://, got {value!r}")
+        return value.rstrip("/")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Order sources: init kwargs > env > .env > YAML (the path given to :func:`load_settings`)."""
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings, dotenv_settings]
+        yaml_path = _yaml_path.get()
+        if yaml_path is not None:
+            sources.append(
+                YamlConfigSettingsSource(settings_cls, yaml_file=yaml_path, yaml_file_encoding="utf-8")
+            )
+        return tuple(sources)
+
+    def redacted(self) -> dict[str, Any]:
+        """The settings as a JSON-able dict with the API key masked (for logs and reports)."""
+        data = self.model_dump(mode="json")
+        if self.model_api_key is not None:
+            data["model_api_key"] = "**********"
+        return data
+
+
+def load_settings(
+    config_path: str | Path | None = None,
+    env_file: str | Path | None = ".env",
+    **overrides: Any,
+) -> Settings:
+    """Build :class:`Settings` from every source.
+
+    Args:
+        config_path: YAML file (``--config``). ``None`` uses ``configs/default.yaml`` when it exists.
+        env_file: Dotenv file (missing is fine); ``None`` reads none.
+        **overrides: Highest-precedence values (CLI flags), by field name; ``None`` values are ignored
+            so unset flags do not mask lower sources.
+
+    Returns:
+        The validated settings.
+
+    Raises:
+        FileNotFoundError: ``config_path`` was given and does not exist.
+        pydantic.ValidationError: A value is invalid (the message names the field).
+    """
+    if config_path is not None:
+        path: Path | None = Path(config_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"config file not found: {path}")
+    else:
+        path = DEFAULT_CONFIG_PATH if DEFAULT_CONFIG_PATH.is_file() else None
+    values = {k: v for k, v in overrides.items() if v is not None}
+    token = _yaml_path.set(path)
+    try:
+        return Settings(_env_file=env_file, **values)
+    finally:
+        _yaml_path.reset(token)
