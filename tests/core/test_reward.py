@@ -134,7 +134,7 @@ def test_failed_simulation_then_fix() -> None:
 
 
 def test_simulation_that_never_succeeds() -> None:
-    diverged = run_call(response={"success": False, "error_type": "ConvergenceError", "error_message": "H1"})
+    diverged = run_call(response={"success": False, "error_type": "NotConverged", "error_message": "H1"})
     trace = trace_of(schema_call(), diverged, answer="The simulation did not converge.")
     # completion: config 0.1 + accepted (a solve failure) 0.1 = 0.2
     assert completion_score(TASK, trace) == pytest.approx(0.2)

@@ -1,0 +1,155 @@
+"""Simulator client transport behaviour: retries on 5xx, no retry on 4xx, service down, timeouts."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+
+from aspen_rl.simulator import (
+    SimulatorClient,
+    SimulatorHTTPError,
+    SimulatorProtocolError,
+    SimulatorUnavailable,
+    run_id_from,
+)
+
+
+def flaky_app(failures: int) -> tuple[FastAPI, dict[str, int]]:
+    """An app whose endpoints answer HTTP 503 ``failures`` times, then behave."""
+    app = FastAPI()
+    hits = {"health": 0, "run": 0, "results": 0}
+
+    @app.get("/health")
+    async def health() -> JSONResponse:
+        hits["health"] += 1
+        if hits["health"] <= failures:
+            return JSONResponse({"detail": "warming up"}, status_code=503)
+        return JSONResponse({"status": "ok", "aspen_available": False})
+
+    @app.post("/run-aspen-simulation")
+    async def run() -> JSONResponse:
+        hits["run"] += 1
+        body = {"success": False, "error_type": "NotConverged", "error_message": "recycle S5 diverged"}
+        return JSONResponse(body, status_code=422)
+
+    @app.get("/api/results/{run_id}")
+    async def results(run_id: str) -> JSONResponse:
+        hits["results"] += 1
+        if run_id == "garbage":
+            return JSONResponse(["not", "an", "object"])
+        body = {"success": False, "error_type": "UnknownRun", "error_message": f"no run {run_id}"}
+        return JSONResponse(body, status_code=404)
+
+    return app, hits
+
+
+def client_for(app: FastAPI, retries: int = 2) -> SimulatorClient:
+    return SimulatorClient(
+        "http://sim.test", retries=retries, backoff_s=0.0, transport=httpx.ASGITransport(app=app)
+    )
+
+
+async def test_5xx_then_success_is_retried() -> None:
+    app, hits = flaky_app(failures=2)
+    async with client_for(app, retries=2) as client:
+        assert (await client.health())["status"] == "ok"
+    assert hits["health"] == 3  # two 503s, then the answer
+
+
+async def test_persistent_5xx_raises_http_error_after_all_attempts() -> None:
+    app, hits = flaky_app(failures=10)
+    async with client_for(app, retries=2) as client:
+        with pytest.raises(SimulatorHTTPError, match="HTTP 503") as info:
+            await client.health()
+    assert info.value.status_code == 503
+    assert "warming up" in info.value.body_excerpt
+    assert hits["health"] == 3
+
+
+async def test_4xx_is_not_retried_and_names_the_service_error() -> None:
+    app, hits = flaky_app(failures=0)
+    async with client_for(app) as client:
+        with pytest.raises(SimulatorHTTPError) as info:
+            await client.get_results("C:\\runs\\results\\abc123.json")
+    assert hits["results"] == 1
+    assert info.value.status_code == 404
+    assert info.value.error_message == "UnknownRun: no run abc123"  # the file stem was used as the run id
+
+
+async def test_failed_simulation_is_an_answer_not_an_exception() -> None:
+    app, hits = flaky_app(failures=0)
+    async with client_for(app) as client:
+        answer = await client.run_simulation({"blocks": []})
+    assert answer == {"success": False, "error_type": "NotConverged", "error_message": "recycle S5 diverged"}
+    assert hits["run"] == 1
+
+
+async def test_non_object_json_is_a_protocol_error() -> None:
+    app, _ = flaky_app(failures=0)
+    async with client_for(app) as client:
+        with pytest.raises(SimulatorProtocolError, match="expected an object"):
+            await client.get_results("garbage")
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def test_service_down_gives_a_clear_error() -> None:
+    port = _closed_port()
+    async with SimulatorClient(f"http://127.0.0.1:{port}", timeout_s=2.0, retries=1, backoff_s=0.0) as client:
+        with pytest.raises(SimulatorUnavailable) as info:
+            await client.health()
+    message = str(info.value)
+    assert f"http://127.0.0.1:{port}/health" in message
+    assert "timeout 2 s" in message
+    assert "2 attempt(s)" in message
+    assert "ConnectError" in message
+
+
+@pytest.fixture
+def silent_server() -> Iterator[int]:
+    """A port that accepts TCP connections (kernel backlog) but never answers."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        yield sock.getsockname()[1]
+
+
+async def test_service_that_never_answers_times_out(silent_server: int) -> None:
+    url = f"http://127.0.0.1:{silent_server}"
+    async with SimulatorClient(url, timeout_s=0.2, retries=1, backoff_s=0.0) as client:
+        with pytest.raises(SimulatorUnavailable, match=r"timed out") as info:
+            await client.run_simulation({"blocks": []})
+    assert info.value.timeout_s == 0.2
+    assert info.value.attempts == 2
+    assert url in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("ref", "expected"),
+    [
+        ("3f2a9c", "3f2a9c"),
+        ("/srv/results/3f2a9c.json", "3f2a9c"),
+        ("C:\\Aspen\\results\\3f2a9c.json", "3f2a9c"),
+        (' "3f2a9c" ', "3f2a9c"),
+    ],
+)
+def test_run_id_from(ref: str, expected: str) -> None:
+    assert run_id_from(ref) == expected
+
+
+def test_bad_client_arguments_name_the_parameter() -> None:
+    with pytest.raises(ValueError, match="timeout_s"):
+        SimulatorClient(timeout_s=0)
+    with pytest.raises(ValueError, match="base_url"):
+        SimulatorClient("localhost:8002")
+    with pytest.raises(ValueError, match="run_id is empty"):
+        run_id_from("  ")
