@@ -1,0 +1,110 @@
+"""Regenerate tasks' expected values by running their reference configs on the simulator."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from aspen_rl.simulator.client import SimulatorClient
+from aspen_rl.tasks.datasets import load_tasks, save_tasks
+from aspen_rl.tasks.model import AspenTask
+
+SIGNIFICANT_DIGITS = 6
+
+
+class RegenerationError(RuntimeError):
+    """A reference config did not run, or a target path is missing from its results."""
+
+
+class ValueChange(BaseModel):
+    """One expected value that regeneration changed."""
+
+    task_id: str
+    target: str
+    old: float
+    new: float
+
+
+def round_significant(value: float, digits: int = SIGNIFICANT_DIGITS) -> float:
+    """``value`` rounded to ``digits`` significant digits (keeps stored files free of float noise)."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    return float(f"{value:.{digits}g}")
+
+
+async def regenerate_task(task: AspenTask, client: SimulatorClient) -> tuple[AspenTask, list[ValueChange]]:
+    """Run ``task.reference_config`` and rewrite every target value from the results (tolerances kept).
+
+    Args:
+        task: A task; one without a reference config is returned unchanged.
+        client: Simulator client.
+
+    Returns:
+        The updated task and the values that changed.
+
+    Raises:
+        RegenerationError: The run failed, or a target path is not a number in the results.
+    """
+    if task.reference_config is None:
+        return task, []
+    answer = await client.run_simulation(task.reference_config)
+    if answer.get("success") is not True:
+        raise RegenerationError(
+            f"task {task.task_id}: reference config failed: "
+            f"{answer.get('error_type')}: {answer.get('error_message')}"
+        )
+    results = await client.get_results(str(answer.get("run_id") or answer.get("result_file_path")))
+    targets = []
+    changes = []
+    for target in task.expected_output:
+        actual = target.actual(results)
+        if actual is None:
+            raise RegenerationError(
+                f"task {task.task_id}: target {target.name!r}: path {target.path!r} is not a number "
+                "in the results document"
+            )
+        new = round_significant(actual)
+        updated = target.model_copy(update={"value": new})
+        if updated.tolerance() == 0.0:
+            raise RegenerationError(
+                f"task {task.task_id}: target {target.name!r} has value 0 and only a relative tolerance; "
+                "set abs_tol"
+            )
+        if new != target.value:
+            changes.append(ValueChange(task_id=task.task_id, target=target.name, old=target.value, new=new))
+        targets.append(updated)
+    return task.model_copy(update={"expected_output": targets}), changes
+
+
+async def regenerate_file(
+    path: str | Path, client: SimulatorClient, *, write: bool = True
+) -> list[ValueChange]:
+    """Regenerate every task of a JSONL file; rewrite the file when ``write`` and something changed."""
+    tasks = load_tasks(path)
+    updated: list[AspenTask] = []
+    changes: list[ValueChange] = []
+    for task in tasks:
+        new_task, task_changes = await regenerate_task(task, client)
+        updated.append(new_task)
+        changes.extend(task_changes)
+    if write and changes:
+        save_tasks(updated, path)
+    return changes
+
+
+def in_process_client() -> SimulatorClient:
+    """A client for the mock simulator running in this process (no port, no network)."""
+    import httpx
+    from simulator_mock.app import create_app
+
+    return SimulatorClient("http://simulator-mock.local", transport=httpx.ASGITransport(app=create_app()))
+
+
+async def regenerate_files(
+    paths: Sequence[str | Path], client: SimulatorClient, *, write: bool = True
+) -> dict[str, list[ValueChange]]:
+    """Regenerate several files; returns the changes per file."""
+    return {str(p): await regenerate_file(p, client, write=write) for p in paths}

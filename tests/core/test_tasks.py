@@ -1,0 +1,128 @@
+"""Task model and JSONL loading: valid files, errors naming file/line/field, splits, registry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from aspen_rl.tasks import (
+    AspenTask,
+    Difficulty,
+    Target,
+    TaskFileError,
+    TaskRegistry,
+    load_split,
+    load_tasks,
+    save_tasks,
+)
+from aspen_rl.tasks.__main__ import main as tasks_cli
+
+
+def task_dict(task_id: str = "t-1", **changes: object) -> dict:
+    base = {
+        "task_id": task_id,
+        "user_requirement": "将 100 kmol/h 水从 25 °C 加热到 80 °C，报告 H1 热负荷。",
+        "difficulty": "easy",
+        "expected_output": [
+            {"name": "H1 duty", "path": "blocks.H1.duty_kW", "value": 115.1, "unit": "kW", "rel_tol": 0.02}
+        ],
+        "ideal_tool_calls": 3,
+    }
+    base.update(changes)
+    return base
+
+
+def write_jsonl(path: Path, rows: list[object]) -> Path:
+    lines = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_valid_file_round_trips(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "tasks.jsonl", [task_dict("a"), "", task_dict("b", difficulty="hard")])
+    tasks = load_tasks(path)
+    assert [t.task_id for t in tasks] == ["a", "b"]
+    assert tasks[1].difficulty is Difficulty.HARD
+    assert tasks[0].expected_output[0].tolerance() == pytest.approx(0.02 * 115.1)
+    save_tasks(tasks, tmp_path / "copy.jsonl")
+    assert load_tasks(tmp_path / "copy.jsonl") == tasks
+    assert "将 100 kmol/h" in (tmp_path / "copy.jsonl").read_text(encoding="utf-8")  # stays readable
+
+
+def test_bad_field_is_named_with_file_and_line(tmp_path: Path) -> None:
+    bad_target = task_dict("b", expected_output=[{"name": "x", "path": "blocks.H1.duty_kW", "value": "hot"}])
+    path = write_jsonl(tmp_path / "tasks.jsonl", [task_dict("a"), bad_target])
+    with pytest.raises(TaskFileError) as info:
+        load_tasks(path)
+    message = str(info.value)
+    assert f"{path} line 2 (task_id='b')" in message
+    assert "field 'expected_output.0.value'" in message
+
+
+@pytest.mark.parametrize(
+    ("row", "fragment"),
+    [
+        ('{"task_id": "a", ', "line 1: malformed JSON"),
+        ("[1, 2]", "line 1: expected a JSON object, got list"),
+        (task_dict(difficulty="extreme"), "field 'difficulty'"),
+        (task_dict(ideal_tool_calls=0), "field 'ideal_tool_calls'"),
+        (task_dict(colour="red"), "field 'colour'"),
+        (
+            task_dict(expected_output=[{"name": "T", "path": "temperature", "value": 1}]),
+            "expected_output.0.path",
+        ),
+    ],
+)
+def test_invalid_lines(tmp_path: Path, row: object, fragment: str) -> None:
+    path = write_jsonl(tmp_path / "tasks.jsonl", [row])
+    with pytest.raises(TaskFileError, match=fragment):
+        load_tasks(path)
+
+
+def test_duplicate_ids_and_missing_file(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "tasks.jsonl", [task_dict("a"), task_dict("a")])
+    with pytest.raises(TaskFileError, match=r"line 2: field 'task_id': duplicate id 'a' \(first on line 1\)"):
+        load_tasks(path)
+    with pytest.raises(TaskFileError, match="task file not found"):
+        load_tasks(tmp_path / "nope.jsonl")
+
+
+def test_load_split_sets_split_name(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "val.jsonl", [task_dict("v1"), task_dict("v2", split="custom")])
+    assert [t.split for t in load_split("val", data_dir=tmp_path)] == ["val", "custom"]
+    with pytest.raises(ValueError, match="unknown split 'dev'"):
+        load_split("dev", data_dir=tmp_path)  # type: ignore[arg-type]
+
+
+def test_target_tolerance_rules() -> None:
+    t = Target(name="T", path="streams.PROD.temperature_C", value=80.0, abs_tol=0.5, rel_tol=0.0)
+    doc = {"streams": {"PROD": {"temperature_C": 80.4}}}
+    assert t.is_met(doc)
+    assert not t.is_met({"streams": {"PROD": {"temperature_C": 80.6}}})
+    assert not t.is_met({"streams": {}})
+    assert not t.is_met({"streams": {"PROD": {"temperature_C": "80"}}})
+    with pytest.raises(ValidationError, match="abs_tol / rel_tol"):
+        Target(name="T", path="a.b", value=1.0, rel_tol=0.0)
+
+
+def test_python_built_tasks_in_a_registry() -> None:
+    registry = TaskRegistry()
+    task = registry.register(AspenTask(**task_dict("py-1")))
+    assert registry.get("py-1") is task
+    assert "py-1" in registry and len(registry) == 1
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(AspenTask(**task_dict("py-1")))
+    with pytest.raises(KeyError, match="py-2"):
+        registry.get("py-2")
+
+
+def test_validate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = write_jsonl(tmp_path / "good.jsonl", [task_dict("a")])
+    bad = write_jsonl(tmp_path / "bad.jsonl", [task_dict("a", difficulty="x")])
+    assert tasks_cli(["validate", str(good)]) == 0
+    assert "1 task(s), 0 with a reference config" in capsys.readouterr().out
+    assert tasks_cli(["validate", str(bad)]) == 2
+    assert "line 1 (task_id='a'): field 'difficulty'" in capsys.readouterr().err
