@@ -29,10 +29,11 @@ with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1)
 
 **Response quality** ``= 0.5 reported + 0.3 grounded + 0.2 form`` (0 for an empty answer)
 
-- Numbers are read from the final answer (identifiers such as ``H1``, ``R-101`` or ``CO2`` are not
-  numbers). A number *x* matches a value *y* when one of ``x, -x`` under one unit reading
-  (as is; percent or kPa ``x/100``; MW or t/h ``x*1000``; K ``x - 273.15``) is within
-  ``max(0.02 |y|, half a unit of the last digit written, 1e-9)`` of *y*.
+- Numbers are read from the final answer; identifiers (``H1``, ``R-101``, ``CO2``) and the run ids,
+  file paths and UUIDs the simulator returned are not numbers. A number *x* matches a value *y*
+  when one of ``x, -x`` under one unit reading (as is; percent or kPa ``x/100``; MW or t/h
+  ``x*1000``; K ``x - 273.15``) is within ``max(0.02 |y|, half a unit of the last digit written,
+  1e-9)`` of *y*.
 - ``reported``: fraction of targets whose value in ``last_results`` is matched by a number in the
   answer (0 without results). Without targets: 1 if any number matches the results, else 0.
 - ``grounded = 1 - hallucinated / considered``: *considered* are the answer's numbers except
@@ -283,12 +284,32 @@ def grounded_values(task: AspenTask, trace: RunTrace) -> list[float]:
     return sorted(values)
 
 
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def strip_references(answer: str, trace: RunTrace) -> str:
+    """The answer without run ids, file paths and UUIDs the simulator returned (they are not numbers)."""
+    references: set[str] = set()
+    for call in trace.calls:
+        if call.name == RUN_SIMULATION and isinstance(call.response, dict):
+            for key in ("run_id", "result_file_path", "aspen_file_path"):
+                value = call.response.get(key)
+                if isinstance(value, str) and value.strip():
+                    references.add(value.strip())
+        if call.name == GET_RESULT and isinstance(call.arguments.get("run_id"), str):
+            references.add(call.arguments["run_id"].strip())
+    for ref in sorted(references, key=len, reverse=True):
+        if ref:
+            answer = answer.replace(ref, " ")
+    return _UUID.sub(" ", answer)
+
+
 def quality_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
     """Sub-scores of response quality (each 0..1), keyed as in :data:`QUALITY_PARTS`."""
     answer = trace.final_answer.strip()
     if not answer:
         return {"reported": 0.0, "grounded": 0.0, "form": 0.0}
-    numbers = extract_numbers(answer)
+    numbers = extract_numbers(strip_references(answer, trace))
     results = trace.last_results
 
     if results is None:

@@ -272,3 +272,18 @@ def test_custom_weights_change_total() -> None:
     weights = RewardWeights(completion=0.2, tool_efficiency=0.6, response_quality=0.2)
     # 0.2*1 + 0.6*(2/3) + 0.2*1 = 0.8
     assert compute_reward(TASK, trace, weights).total == pytest.approx(0.8)
+
+
+def test_run_ids_and_paths_in_the_answer_are_not_numbers() -> None:
+    run = {**RUN_OK, "run_id": "20240611-8123", "result_file_path": "/srv/results/20240611-8123.json"}
+    document = {**RESULTS, "run_id": "20240611-8123"}
+    answer = (
+        GOOD_ANSWER
+        + "\nRun 20240611-8123, results in /srv/results/20240611-8123.json,"
+        + " trace 0b7e4c1e-9f2d-4c3a-8e1f-5a6b7c8d9e0f"
+    )
+    trace = trace_of(
+        schema_call(), run_call(response=run), result_call("20240611-8123", document), answer=answer
+    )
+    # only 80.0 and 115.1 are read as numbers -> grounded 1 -> quality 1
+    assert response_quality_score(TASK, trace) == pytest.approx(1.0)
