@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
+
+# Agent Lightning imports litellm, which otherwise tries to fetch a model-cost map from the network.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 __version__ = "0.1.0"
 
@@ -23,6 +27,7 @@ _LAZY = {
     "RewardWeights": "aspen_rl.reward",
     "RewardBreakdown": "aspen_rl.reward",
     "compute_reward": "aspen_rl.reward",
+    "AspenLitAgent": "aspen_rl.agent",
 }
 
 __all__ = ["__version__", *_LAZY]
