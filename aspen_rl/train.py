@@ -13,9 +13,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-# Agent Lightning imports litellm, which fetches a model-cost map from the network unless told not to.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 from pydantic import ValidationError
 from rich.console import Console
 
