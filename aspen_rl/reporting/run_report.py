@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +33,7 @@ class RunReport:
         self.output_dir = output_dir
         self.console = console or Console(stderr=True)
         self.records: list[RolloutRecord] = []
+        self.phases_s: dict[str, float] = {}
         output_dir.mkdir(parents=True, exist_ok=True)
         self.rollouts_path = output_dir / ROLLOUTS_FILE
         self.rollouts_path.write_text("", encoding="utf-8")
@@ -46,6 +48,7 @@ class RunReport:
     def progress(self, description: str, total: int) -> Iterator[Callable[[RolloutRecord], None]]:
         """A rich progress bar over ``total`` rollouts; yields the per-record callback."""
         seen: list[float] = []
+        start = time.perf_counter()
         with rollout_progress(self.console) as bar:
             task_id = bar.add_task(description, total=total, mean=0.0)
 
@@ -55,10 +58,16 @@ class RunReport:
                 bar.update(task_id, advance=1, mean=fmean(seen))
 
             yield on_record
+        self.phases_s[description] = self.phases_s.get(description, 0.0) + time.perf_counter() - start
 
     def finish(self, **run_info: Any) -> dict[str, Any]:
         """Write ``summary.json`` and the reward plot, print the table; returns the summary."""
-        summary = {"rollouts": len(self.records), **run_info, "splits": summarize(self.records)}
+        summary = {
+            "rollouts": len(self.records),
+            **run_info,
+            "phases_s": self.phases_s,
+            "splits": summarize(self.records),
+        }
         (self.output_dir / SUMMARY_FILE).write_text(
             json.dumps(summary, indent=2, ensure_ascii=False), "utf-8"
         )
