@@ -1,0 +1,262 @@
+"""Every knob of multi-turn GRPO in one typed config, loaded from ``configs/grpo.yaml``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+DEFAULT_CONFIG_PATH = Path("configs/grpo.yaml")
+"""Where ``load_grpo_config`` looks by default (relative to the working directory, then the repository)."""
+
+_REPO_ROOT = Path(__file__).resolve().parents[3]
+
+
+class GRPOConfigError(ValueError):
+    """A GRPO config file or override that cannot be used, with the offending key or line named."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class LoRASettings(_Section):
+    """Low-rank adapters (peft) instead of full-weight training."""
+
+    enabled: bool = Field(
+        True, description="Train LoRA adapters (true) or all weights of the policy (false)."
+    )
+    r: int = Field(16, gt=0, description="Adapter rank.")
+    alpha: int = Field(32, gt=0, description="LoRA scaling numerator (scale = alpha / r).")
+    dropout: float = Field(
+        0.0, ge=0.0, lt=1.0, description="Dropout on the adapter input (0 keeps logprobs exact)."
+    )
+    target_modules: str | list[str] = Field(
+        "all-linear", description="Modules that get adapters: a list of names or peft's 'all-linear'."
+    )
+
+
+class VLLMSettings(_Section):
+    """Options of the vLLM rollout engine (GPU only)."""
+
+    gpu_memory_utilization: float = Field(
+        0.45, gt=0.0, le=1.0, description="Share of GPU memory vLLM may take (the trainer shares the GPU)."
+    )
+    max_model_len: int | None = Field(
+        None, description="Context length vLLM reserves KV cache for (None: model's)."
+    )
+    logprobs_mode: str = Field(
+        "processed_logprobs",
+        description="vLLM's logprobs_mode: 'processed_logprobs' gives logprobs after temperature/top-p, "
+        "i.e. under the sampling distribution (vLLM's own default 'raw_logprobs' ignores temperature).",
+    )
+    max_lora_rank: int = Field(64, gt=0, description="Largest adapter rank vLLM is prepared to hot-load.")
+    enforce_eager: bool = Field(False, description="Disable CUDA graphs (slower, less memory, faster start).")
+
+
+class GRPOConfig(_Section):
+    """Multi-turn GRPO: model, rollout engine, sampling, group advantages, clipped loss, optimiser, I/O.
+
+    Field names follow TRL's ``GRPOConfig`` where the meaning is the same.
+    """
+
+    # model
+    model: str = Field(
+        "Qwen/Qwen2.5-0.5B-Instruct",
+        description="Policy: a local directory or a hub id (fetched only in real runs).",
+    )
+    tokenizer: str | None = Field(None, description="Tokenizer path or id; None uses the model's.")
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
+        "auto", description="Weights dtype; 'auto' is bfloat16 on a GPU that supports it, else float32."
+    )
+    device: str = Field(
+        "auto", description="Torch device of the trainer ('auto': cuda if available, else cpu)."
+    )
+    gradient_checkpointing: bool = Field(False, description="Trade compute for memory in the update.")
+    lora: LoRASettings = Field(default_factory=LoRASettings, description="LoRA settings (or full weights).")
+
+    # rollout engine and sampling
+    engine: Literal["transformers", "vllm"] = Field(
+        "transformers", description="Rollout engine: plain transformers generate (CPU/GPU) or vLLM (GPU)."
+    )
+    vllm: VLLMSettings = Field(default_factory=VLLMSettings, description="vLLM engine options.")
+    temperature: float = Field(
+        1.0,
+        ge=0.0,
+        description="Sampling temperature; the update divides logits by it too (0 = greedy, ratio at T=1).",
+    )
+    top_p: float = Field(
+        1.0, gt=0.0, le=1.0, description="Nucleus sampling; < 1 makes engine and trainer differ."
+    )
+    top_k: int = Field(
+        0, ge=0, description="Top-k sampling, 0 disables; > 0 makes engine and trainer differ."
+    )
+    max_prompt_tokens: int = Field(
+        6144, gt=0, description="Longest rendered prompt of one call; longer calls are refused with an error."
+    )
+    max_response_tokens: int = Field(1024, gt=0, description="Most tokens sampled per chat-completion call.")
+    max_trajectory_tokens: int = Field(
+        8192,
+        gt=0,
+        description="Longest merged training row; longer rows are cut (tail tokens dropped, counted).",
+    )
+    served_model_name: str = Field(
+        "aspen-policy", description="Model name the local OpenAI endpoint answers as."
+    )
+    server_host: str = Field("127.0.0.1", description="Interface of the local chat-completions endpoint.")
+    server_port: int = Field(0, ge=0, le=65535, description="Port of the endpoint; 0 picks a free one.")
+    server_max_batch: int = Field(
+        64, gt=0, description="Concurrent calls the endpoint batches into one generate."
+    )
+    server_batch_wait_ms: float = Field(
+        5.0, ge=0.0, description="How long the endpoint waits to fill a batch."
+    )
+
+    # GRPO
+    steps: int = Field(100, gt=0, description="Training steps (one optimiser update per step by default).")
+    tasks_per_step: int = Field(8, gt=0, description="Tasks (groups) per step.")
+    group_size: int = Field(
+        8, ge=2, description="Rollouts per task (G); advantages are relative within a group."
+    )
+    scale_rewards: Literal["std", "none"] = Field(
+        "std", description="'std': (R - mean) / (std + eps) as GRPO; 'none': R - mean as Dr. GRPO."
+    )
+    advantage_epsilon: float = Field(1e-4, gt=0.0, description="eps in the advantage denominator.")
+    zero_variance_tolerance: float = Field(
+        1e-6,
+        ge=0.0,
+        description="Groups whose reward std is at most this are flagged and skipped (no signal).",
+    )
+    epsilon_low: float = Field(0.2, gt=0.0, lt=1.0, description="Lower clip: ratio >= 1 - epsilon_low.")
+    epsilon_high: float = Field(
+        0.28, gt=0.0, description="Upper clip: ratio <= 1 + epsilon_high (clip-higher)."
+    )
+    beta: float = Field(
+        0.0, ge=0.0, description="KL coefficient to the reference policy (k3 estimator); 0 = off."
+    )
+    loss_aggregation: Literal["rollout_mean", "token_mean", "sequence_mean"] = Field(
+        "rollout_mean",
+        description="'rollout_mean': mean over a rollout's tokens, then over rollouts; 'token_mean': over "
+        "all tokens of the step; 'sequence_mean': mean per row, then over rows.",
+    )
+    importance_sampling_correction: bool = Field(
+        True,
+        description="Weight each token by exp(old - engine logprob), truncated (engine/trainer mismatch).",
+    )
+    importance_sampling_cap: float = Field(2.0, gt=0.0, description="Truncation cap of that weight.")
+    num_iterations: int = Field(1, gt=0, description="Passes over one step's batch (mu in the GRPO paper).")
+    minibatches_per_step: int = Field(
+        1,
+        gt=0,
+        description="Optimiser updates per pass; > 1 makes later updates off-policy (clipping matters).",
+    )
+    micro_batch_size: int = Field(
+        4, gt=0, description="Rows per forward/backward; gradients are accumulated over the micro-batches."
+    )
+
+    # optimiser
+    learning_rate: float = Field(2e-5, gt=0.0, description="AdamW learning rate.")
+    adam_beta1: float = Field(0.9, ge=0.0, lt=1.0, description="AdamW beta1.")
+    adam_beta2: float = Field(0.99, ge=0.0, lt=1.0, description="AdamW beta2.")
+    adam_epsilon: float = Field(1e-8, gt=0.0, description="AdamW epsilon.")
+    weight_decay: float = Field(0.0, ge=0.0, description="AdamW weight decay.")
+    warmup_steps: int = Field(0, ge=0, description="Linear learning-rate warm-up (optimiser updates).")
+    max_grad_norm: float = Field(1.0, gt=0.0, description="Gradient clipping by global norm.")
+
+    # evaluation, checkpoints, metrics
+    eval_every: int = Field(
+        10, ge=0, description="Evaluate on the validation tasks every k steps (0: never)."
+    )
+    save_every: int = Field(10, ge=0, description="Checkpoint every k steps (0: only at the end).")
+    run_name: str = Field(
+        "grpo", min_length=1, description="Name of the run: checkpoints go to <checkpoint_dir>/<run>."
+    )
+    checkpoint_dir: str = Field("models/grpo", description="Root of checkpoints: <dir>/<run>/step_<n>/.")
+    tensorboard: bool = Field(
+        True, description="Also write TensorBoard events when tensorboard is installed."
+    )
+    seed: int = Field(0, description="Seed of torch, python and the rollout engine.")
+
+    @model_validator(mode="after")
+    def _check(self) -> GRPOConfig:
+        if "/" in self.run_name or self.run_name in {".", ".."}:
+            raise ValueError(f"run_name must be a plain directory name, got {self.run_name!r}")
+        return self
+
+    def run_dir(self) -> Path:
+        """Directory of this run's checkpoints: ``<checkpoint_dir>/<run_name>``."""
+        return Path(self.checkpoint_dir) / self.run_name
+
+    def checkpoint_path(self, step: int) -> Path:
+        """Checkpoint directory of one step: ``<checkpoint_dir>/<run_name>/step_<n>``."""
+        return self.run_dir() / f"step_{step}"
+
+
+def _deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _resolve(path: str | Path) -> Path:
+    candidate = Path(path)
+    if candidate.exists() or candidate.is_absolute():
+        return candidate
+    return _REPO_ROOT / candidate
+
+
+def _describe(error: ValidationError) -> str:
+    lines = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"]) or "<root>"
+        if item["type"] == "extra_forbidden":
+            lines.append(f"unknown key '{where}'")
+        else:
+            lines.append(f"'{where}': {item['msg']}")
+    return "; ".join(lines)
+
+
+def load_grpo_config(path: str | Path | None = DEFAULT_CONFIG_PATH, **overrides: Any) -> GRPOConfig:
+    """Load a ``GRPOConfig`` from YAML, then apply keyword overrides (nested sections as dicts).
+
+    Args:
+        path: YAML file (a mapping of GRPOConfig fields); None uses the defaults only. A relative path is
+            looked up in the working directory, then in the repository.
+        **overrides: Field values that win over the file, e.g. ``group_size=4, lora={"r": 8}``.
+
+    Returns:
+        The validated config.
+
+    Raises:
+        GRPOConfigError: malformed YAML, a non-mapping document, unknown keys or invalid values.
+        FileNotFoundError: the file does not exist.
+    """
+    data: dict[str, Any] = {}
+    source = "overrides"
+    if path is not None:
+        resolved = _resolve(path)
+        if not resolved.is_file():
+            raise FileNotFoundError(f"GRPO config not found: {path}")
+        source = str(resolved)
+        try:
+            loaded = yaml.safe_load(resolved.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise GRPOConfigError(f"{source}: malformed YAML: {exc}") from exc
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise GRPOConfigError(
+                f"{source}: expected a mapping of GRPO settings, got {type(loaded).__name__}"
+            )
+        data = loaded
+    data = _deep_merge(data, overrides)
+    try:
+        return GRPOConfig.model_validate(data)
+    except ValidationError as exc:
+        raise GRPOConfigError(f"{source}: invalid GRPO config: {_describe(exc)}") from exc
