@@ -201,6 +201,27 @@ def _build_algorithm(
         from aspen_rl.algorithms.baseline import BaselineAlgorithm
 
         return BaselineAlgorithm(resources, report, repeats=repeats, test_dataset=splits.test)
+    if args.algorithm == "prompt_opt":
+        # The beam is chosen on validation; the val tasks must be loaded before the services start
+        # (the offline policy only knows the tasks it was started with), hence the flag.
+        if not splits.val:
+            raise UsageError(
+                "--algorithm prompt_opt chooses its beam on the validation split: add --use-validation"
+            )
+        from aspen_rl.algorithms.prompt_opt import PromptOptAlgorithm
+
+        try:
+            return PromptOptAlgorithm.from_settings(
+                settings,
+                resources,
+                report,
+                tasks=splits.all(),
+                repeats=args.repeats,
+                seed=args.seed,
+                test_dataset=splits.test,
+            )
+        except ValueError as exc:  # a bad algorithms.prompt_opt section (pydantic) or critic setting
+            raise UsageError(f"invalid algorithms.prompt_opt settings: {exc}") from exc
     raise UsageError(
         f"--algorithm {args.algorithm} is not available in this version yet; use --algorithm baseline"
     )
