@@ -8,6 +8,7 @@ accumulation whatever the micro-batch split).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 import torch
@@ -109,3 +110,61 @@ def truncated_is_weights(
 def weighted_sum(per_token: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
     """``sum(per_token * weights)``: the aggregated loss (or a micro-batch's share of it)."""
     return (per_token * weights).sum()
+
+
+@dataclass
+class TokenLoss:
+    """Per-token GRPO loss (0 off the mask) and per-token diagnostics for the metrics."""
+
+    loss: torch.Tensor
+    stats: dict[str, torch.Tensor]
+
+
+def grpo_token_loss(
+    logprobs: torch.Tensor,
+    old_logprobs: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    *,
+    epsilon_low: float,
+    epsilon_high: float,
+    engine_logprobs: torch.Tensor | None = None,
+    is_cap: float | None = None,
+    ref_logprobs: torch.Tensor | None = None,
+    beta: float = 0.0,
+) -> TokenLoss:
+    """GRPO's per-token loss: clipped surrogate, times the truncated IS weight, plus ``beta`` * k3 KL.
+
+    Off the mask the old/engine logprobs are replaced by the current ones (ratio 1, weight 1) and the loss
+    is set to 0 with ``torch.where``, so masked positions get exactly zero gradient whatever they hold.
+
+    Args:
+        logprobs: Current policy ``[rows, tokens]`` (with grad).
+        old_logprobs: Policy that sampled, as recomputed by the trainer (no grad).
+        advantages: ``[rows]``.
+        mask: 0/1 ``[rows, tokens]``, 1 on sampled tokens.
+        epsilon_low: Lower clip range.
+        epsilon_high: Upper clip range.
+        engine_logprobs: Rollout engine's logprobs; with ``is_cap`` enables the IS correction.
+        is_cap: Truncation cap of the importance weight (None: no correction).
+        ref_logprobs: Reference policy, for the KL term.
+        beta: KL coefficient.
+    """
+    live = mask.bool()
+    current = logprobs.detach()
+    old = torch.where(live, old_logprobs, current)
+    per_token, ratio, clipped = clipped_surrogate(logprobs, old, advantages, epsilon_low, epsilon_high)
+    stats: dict[str, torch.Tensor] = {"ratio": ratio, "clipped": clipped}
+    if engine_logprobs is not None:
+        engine = torch.where(live, engine_logprobs, old)
+        stats["logprob_diff"] = (old - engine).abs()
+        if is_cap is not None:
+            weight = truncated_is_weights(old, engine, is_cap)
+            per_token = per_token * weight
+            stats["is_weight"] = weight
+            stats["is_truncated"] = (torch.exp(old - engine) > is_cap).float()
+    if beta > 0 and ref_logprobs is not None:
+        kl = k3_kl(logprobs, torch.where(live, ref_logprobs, current))
+        per_token = per_token + beta * kl
+        stats["kl"] = kl.detach()
+    return TokenLoss(torch.where(live, per_token, torch.zeros_like(per_token)), stats)

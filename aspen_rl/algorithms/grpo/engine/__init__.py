@@ -1,0 +1,22 @@
+"""Rollout engines: the contract, plain transformers generation, and vLLM (imported lazily)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from aspen_rl.algorithms.grpo.engine.base import RolloutEngine, WeightsSource
+from aspen_rl.algorithms.grpo.engine.factory import build_engine
+from aspen_rl.algorithms.grpo.engine.transformers_engine import TransformersEngine
+
+if TYPE_CHECKING:
+    from aspen_rl.algorithms.grpo.engine.vllm_engine import VLLMEngine
+
+__all__ = ["RolloutEngine", "TransformersEngine", "VLLMEngine", "WeightsSource", "build_engine"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "VLLMEngine":
+        from aspen_rl.algorithms.grpo.engine.vllm_engine import VLLMEngine
+
+        return VLLMEngine
+    raise AttributeError(name)

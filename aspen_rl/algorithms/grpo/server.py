@@ -1,0 +1,355 @@
+"""Local OpenAI-compatible ``/v1/chat/completions`` endpoint over a rollout engine, recording token data.
+
+The agent talks to it unchanged (AutoGen's OpenAI client): messages and tools are rendered with the
+tokenizer's chat template, the engine samples token ids, tool calls are parsed from the text
+(Hermes/Qwen2.5 format), and an OpenAI-shaped completion is returned. Calls made on the rollout-scoped
+route ``/rollout/{rollout_id}/attempt/{attempt_id}/v1/chat/completions`` (what Agent Lightning's
+``ProxyLLM.get_base_url(rollout_id, attempt_id)`` produces) are recorded with their prompt ids,
+sampled ids, logprobs and timestamps; ``pop_records(rollout_id)`` hands them to trajectory building.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import uuid
+from dataclasses import replace
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from aspen_rl.algorithms.grpo.batching import GenerationBatcher
+from aspen_rl.algorithms.grpo.config import GRPOConfig
+from aspen_rl.algorithms.grpo.engine.base import RolloutEngine
+from aspen_rl.algorithms.grpo.records import CallRecorder
+from aspen_rl.algorithms.grpo.tool_calls import parse_tool_calls
+from aspen_rl.algorithms.grpo.types import CallRecord, Generation, SamplingParams
+
+ROLLOUT_HEADER = "x-rollout-id"
+"""Alternative to the rollout-scoped route: calls to ``/v1`` carrying this header are recorded too."""
+
+_STOP_TOKENS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>")
+
+
+class RequestError(ValueError):
+    """A chat-completions request the endpoint refuses (answered with HTTP 400)."""
+
+
+def _error(message: str, status: int = 400, code: str | None = None) -> JSONResponse:
+    body = {"error": {"message": message, "type": "invalid_request_error", "code": code}}
+    return JSONResponse(body, status_code=status)
+
+
+def _text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return str(content)
+
+
+def normalize_messages(messages: Any) -> list[dict[str, Any]]:
+    """OpenAI messages as the chat template expects them: text content, tool calls as given."""
+    if not isinstance(messages, list) or not messages:
+        raise RequestError("'messages' must be a non-empty list")
+    normalized = []
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise RequestError(f"messages[{i}] must be an object with a 'role'")
+        item = {k: v for k, v in message.items() if v is not None}
+        item["content"] = _text(message.get("content"))
+        normalized.append(item)
+    return normalized
+
+
+def default_stop_token_ids(tokenizer: Any) -> tuple[int, ...]:
+    """The tokenizer's eos plus ChatML/Llama end-of-turn tokens it knows."""
+    ids: list[int] = []
+    if isinstance(getattr(tokenizer, "eos_token_id", None), int):
+        ids.append(tokenizer.eos_token_id)
+    vocab = tokenizer.get_vocab()
+    ids.extend(vocab[token] for token in _STOP_TOKENS if token in vocab)
+    return tuple(dict.fromkeys(ids))
+
+
+class ChatCompletionServer:
+    """The endpoint, its recorder, and (optionally) a uvicorn thread serving it on a local port.
+
+    Args:
+        engine: Samples completions.
+        tokenizer: Renders the chat template and decodes sampled ids (default: the engine's).
+        sampling: Default sampling; ``stop_token_ids`` default to the tokenizer's end-of-turn tokens.
+        model_name: Name the endpoint answers as.
+        max_prompt_tokens: Longer rendered prompts are refused (HTTP 400, context_length_exceeded).
+        honour_request_sampling: Use the request's temperature/top_p. Off for training: the update
+            recomputes logprobs at the configured temperature, so requests must not change it.
+        max_batch: Concurrent calls batched into one ``generate``.
+        batch_wait_s: Wait for more calls once one arrived.
+        host: Interface to bind (loopback by default).
+        port: Port to bind; 0 picks a free one.
+    """
+
+    def __init__(
+        self,
+        engine: RolloutEngine,
+        tokenizer: Any = None,
+        *,
+        sampling: SamplingParams | None = None,
+        model_name: str = "aspen-policy",
+        max_prompt_tokens: int = 6144,
+        honour_request_sampling: bool = False,
+        max_batch: int = 64,
+        batch_wait_s: float = 0.005,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.engine = engine
+        self.tokenizer = tokenizer if tokenizer is not None else engine.tokenizer
+        if self.tokenizer is None:
+            raise ValueError("the chat endpoint needs a tokenizer with a chat template")
+        sampling = sampling or SamplingParams()
+        if not sampling.stop_token_ids:
+            sampling = replace(sampling, stop_token_ids=default_stop_token_ids(self.tokenizer))
+        self.sampling = sampling
+        self.model_name = model_name
+        self.max_prompt_tokens = max_prompt_tokens
+        self.honour_request_sampling = honour_request_sampling
+        self.recorder = CallRecorder()
+        self.batcher = GenerationBatcher(engine, max_batch=max_batch, wait_s=batch_wait_s)
+        self.host = host
+        self.port = port
+        self.app = self._build_app()
+        self._uvicorn: Any = None
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def from_config(
+        cls, config: GRPOConfig, engine: RolloutEngine, tokenizer: Any = None
+    ) -> ChatCompletionServer:
+        """An endpoint with the config's sampling, limits and address."""
+        sampling = SamplingParams(
+            max_tokens=config.max_response_tokens,
+            temperature=config.temperature,
+            top_p=config.top_p,
+            top_k=config.top_k,
+        )
+        return cls(
+            engine,
+            tokenizer,
+            sampling=sampling,
+            model_name=config.served_model_name,
+            max_prompt_tokens=config.max_prompt_tokens,
+            max_batch=config.server_max_batch,
+            batch_wait_s=config.server_batch_wait_ms / 1000.0,
+            host=config.server_host,
+            port=config.server_port,
+        )
+
+    # ---- records -------------------------------------------------------------------------------------
+
+    def pop_records(self, rollout_id: str, attempt_id: str | None = None) -> list[CallRecord]:
+        """Remove and return the recorded calls of one rollout, in call order."""
+        return self.recorder.pop(rollout_id, attempt_id)
+
+    # ---- request handling ----------------------------------------------------------------------------
+
+    def render(self, body: dict[str, Any]) -> list[int]:
+        """Prompt token ids of a request: messages + tools through the chat template."""
+        messages = normalize_messages(body.get("messages"))
+        tools = body.get("tools") or None
+        if tools is not None and not isinstance(tools, list):
+            raise RequestError("'tools' must be a list")
+        if body.get("tool_choice") == "none":
+            tools = None
+        try:
+            text = self.tokenizer.apply_chat_template(
+                messages, tools=tools, add_generation_prompt=True, tokenize=False
+            )
+        except Exception as exc:  # template errors are the request's fault
+            raise RequestError(f"cannot render the messages with the chat template: {exc}") from exc
+        return list(self.tokenizer.encode(text, add_special_tokens=False))
+
+    def request_sampling(self, body: dict[str, Any]) -> SamplingParams:
+        """The configured sampling, with the request's token budget (capped) and, if allowed, temperature."""
+        sampling = self.sampling
+        limit = body.get("max_completion_tokens") or body.get("max_tokens")
+        if limit is not None:
+            if not isinstance(limit, int) or limit <= 0:
+                raise RequestError("'max_tokens' must be a positive integer")
+            sampling = replace(sampling, max_tokens=min(limit, sampling.max_tokens))
+        if self.honour_request_sampling:
+            if body.get("temperature") is not None:
+                sampling = replace(sampling, temperature=float(body["temperature"]))
+            if body.get("top_p") is not None:
+                sampling = replace(sampling, top_p=float(body["top_p"]))
+        if body.get("n", 1) != 1:
+            raise RequestError("only n=1 is supported")
+        return sampling
+
+    def _decode(self, generation: Generation, stop_ids: tuple[int, ...]) -> str:
+        ids = generation.completion_ids
+        if generation.finish_reason == "stop" and ids and ids[-1] in stop_ids:
+            ids = ids[:-1]
+        return self.tokenizer.decode(ids, skip_special_tokens=False)
+
+    def _response(
+        self, body: dict[str, Any], generation: Generation, sampling: SamplingParams
+    ) -> dict[str, Any]:
+        parsed = parse_tool_calls(self._decode(generation, sampling.stop_token_ids))
+        message: dict[str, Any] = {"role": "assistant", "content": parsed.content}
+        finish = generation.finish_reason
+        if parsed.tool_calls:
+            message["tool_calls"] = [call.to_openai() for call in parsed.tool_calls]
+            finish = "tool_calls"
+        n_prompt, n_completion = len(generation.prompt_ids), len(generation.completion_ids)
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
+        response: dict[str, Any] = {
+            "id": f"chatcmpl-{uuid.uuid4().hex}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model_name,
+            "choices": [choice],
+            "usage": {
+                "prompt_tokens": n_prompt,
+                "completion_tokens": n_completion,
+                "total_tokens": n_prompt + n_completion,
+            },
+        }
+        if body.get("return_token_ids"):
+            response["prompt_token_ids"] = generation.prompt_ids
+            choice["token_ids"] = generation.completion_ids
+        return response
+
+    async def complete(
+        self, body: dict[str, Any], rollout_id: str | None, attempt_id: str | None
+    ) -> dict[str, Any]:
+        """Answer one chat-completions request body; record it when it belongs to a rollout.
+
+        Raises:
+            RequestError: malformed request or a prompt over ``max_prompt_tokens``.
+        """
+        prompt_ids = self.render(body)
+        if len(prompt_ids) > self.max_prompt_tokens:
+            raise RequestError(
+                f"the prompt has {len(prompt_ids)} tokens, "
+                f"more than max_prompt_tokens={self.max_prompt_tokens}"
+            )
+        sampling = self.request_sampling(body)
+        index = self.recorder.next_index(rollout_id) if rollout_id is not None else -1
+        started = time.time()
+        version = self.engine.version
+        generation = await self.batcher.submit(prompt_ids, sampling)
+        finished = time.time()
+        if rollout_id is not None:
+            self.recorder.add(
+                CallRecord(
+                    rollout_id=rollout_id,
+                    attempt_id=attempt_id,
+                    index=index,
+                    prompt_ids=generation.prompt_ids,
+                    completion_ids=generation.completion_ids,
+                    logprobs=generation.logprobs,
+                    finish_reason=generation.finish_reason,
+                    started_at=started,
+                    finished_at=finished,
+                    policy_version=version,
+                )
+            )
+        return self._response(body, generation, sampling)
+
+    def _build_app(self) -> FastAPI:
+        app = FastAPI(title="aspen_rl GRPO policy endpoint", docs_url=None, redoc_url=None)
+
+        async def handle(request: Request, rollout_id: str | None, attempt_id: str | None) -> JSONResponse:
+            try:
+                body = await request.json()
+                if not isinstance(body, dict):
+                    raise RequestError("the request body must be a JSON object")
+                return JSONResponse(await self.complete(body, rollout_id, attempt_id))
+            except json.JSONDecodeError as exc:
+                return _error(f"invalid JSON body: {exc}")
+            except RequestError as exc:
+                code = "context_length_exceeded" if "max_prompt_tokens" in str(exc) else None
+                return _error(str(exc), code=code)
+            except Exception as exc:  # an engine failure: answer it, keep serving
+                return _error(
+                    f"generation failed: {type(exc).__name__}: {exc}", status=500, code="engine_error"
+                )
+
+        @app.post("/v1/chat/completions")
+        async def chat(request: Request) -> JSONResponse:
+            return await handle(request, request.headers.get(ROLLOUT_HEADER), None)
+
+        @app.post("/rollout/{rollout_id}/attempt/{attempt_id}/v1/chat/completions")
+        async def chat_in_rollout(rollout_id: str, attempt_id: str, request: Request) -> JSONResponse:
+            return await handle(request, rollout_id, attempt_id)
+
+        @app.get("/v1/models")
+        async def models() -> dict[str, Any]:
+            return {
+                "object": "list",
+                "data": [{"id": self.model_name, "object": "model", "owned_by": "aspen_rl"}],
+            }
+
+        @app.get("/health")
+        async def health() -> dict[str, Any]:
+            return {"status": "ok", "model": self.model_name, "policy_version": self.engine.version}
+
+        return app
+
+    # ---- serving -------------------------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        """``http://host:port`` of the running server (use ``endpoint`` for OpenAI clients)."""
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def endpoint(self) -> str:
+        """The OpenAI base URL ``http://host:port/v1`` (what an Agent Lightning ``LLM`` resource names)."""
+        return f"{self.base_url}/v1"
+
+    def start(self, timeout_s: float = 30.0) -> str:
+        """Serve in a background thread; returns ``endpoint``. Port 0 is replaced by the port bound."""
+        import uvicorn
+
+        if self._thread is not None:
+            return self.endpoint
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.port))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", access_log=False)
+        self._uvicorn = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._uvicorn.run, kwargs={"sockets": [sock]}, name="grpo-chat-endpoint", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + timeout_s
+        while not self._uvicorn.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the chat endpoint did not start on {self.host}:{self.port}")
+            time.sleep(0.01)
+        return self.endpoint
+
+    def stop(self) -> None:
+        """Stop serving (records are kept)."""
+        if self._uvicorn is not None:
+            self._uvicorn.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.batcher.close()
+        self._thread = None
+        self._uvicorn = None
+
+    def __enter__(self) -> ChatCompletionServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

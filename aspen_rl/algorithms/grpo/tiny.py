@@ -1,0 +1,145 @@
+"""A tiny random chat model and byte-level tokenizer built locally, for tests, benchmarks and smoke runs.
+
+Nothing is downloaded: the tokenizer is 256 byte tokens plus ChatML/Hermes special tokens with a
+Qwen2.5-style chat template that renders tools and ``<tool_call>`` blocks; the model is a Qwen2 (or
+GPT-2) architecture built from a config with random weights. It speaks any text, so the real agent can
+drive it end to end, but it has learnt nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>")
+"""Added after the 256 byte tokens."""
+
+CHAT_TEMPLATE = """
+{%- if tools %}
+    {{- '<|im_start|>system\n' }}
+    {%- if messages[0].role == 'system' %}{{- messages[0].content + '\n\n' }}{%- endif %}
+    {{- '# Tools\n\nYou may call one or more functions to assist with the user query.\n\n<tools>' }}
+    {%- for tool in tools %}{{- '\n' }}{{- tool | tojson }}{%- endfor %}
+    {{- '\n</tools>\n\nFor each function call, return a json object with function name and arguments within '
+        '<tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": '
+        '<args-json-object>}\n</tool_call><|im_end|>\n' }}
+{%- elif messages[0].role == 'system' %}
+    {{- '<|im_start|>system\n' + messages[0].content + '<|im_end|>\n' }}
+{%- endif %}
+{%- for message in messages %}
+    {%- if message.role == 'assistant' %}
+        {{- '<|im_start|>assistant\n' }}
+        {%- if message.content %}{{- message.content }}{%- endif %}
+        {%- for call in message.tool_calls or [] %}
+            {%- if call.function is defined %}{%- set call = call.function %}{%- endif %}
+            {%- if message.content or not loop.first %}{{- '\n' }}{%- endif %}
+            {{- '<tool_call>\n{"name": "' + call.name + '", "arguments": ' }}
+            {%- if call.arguments is string %}{{- call.arguments }}
+            {%- else %}{{- call.arguments | tojson }}{%- endif %}
+            {{- '}\n</tool_call>' }}
+        {%- endfor %}
+        {{- '<|im_end|>\n' }}
+    {%- elif message.role == 'tool' %}
+        {{- '<|im_start|>user\n<tool_response>\n' + message.content + '\n</tool_response><|im_end|>\n' }}
+    {%- elif message.role != 'system' %}
+        {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}
+    {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}
+"""
+"""A simplified Qwen2.5 template: same ChatML framing and Hermes tool-call format."""
+
+
+def build_tiny_tokenizer() -> Any:
+    """A byte-level BPE tokenizer without merges (vocab 261) with the chat template above."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    vocab = {symbol: i for i, symbol in enumerate(sorted(alphabet))}
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    tok.pre_tokenizer = byte_level
+    tok.decoder = decoders.ByteLevel()
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        additional_special_tokens=["<|im_start|>"],
+        chat_template=CHAT_TEMPLATE,
+    )
+    fast.add_tokens(["<tool_call>", "</tool_call>"])  # added but not special, as in Qwen2.5
+    return fast
+
+
+def build_tiny_model(
+    vocab_size: int,
+    *,
+    arch: str = "qwen2",
+    hidden_size: int = 32,
+    num_layers: int = 2,
+    num_heads: int = 2,
+    seed: int = 0,
+    **overrides: Any,
+) -> torch.nn.Module:
+    """A random causal LM built from a config (no download), in float32 and eval mode.
+
+    Args:
+        vocab_size: Vocabulary size (the tokenizer's length).
+        arch: 'qwen2' (Qwen2Config, as the Qwen2.5 family) or 'gpt2'.
+        hidden_size: Width.
+        num_layers: Depth.
+        num_heads: Attention heads.
+        seed: Seeds the random initialisation.
+        **overrides: Extra config fields.
+    """
+    from transformers import AutoModelForCausalLM, GPT2Config, Qwen2Config
+
+    if arch == "gpt2":
+        config = GPT2Config(
+            vocab_size=vocab_size,
+            n_embd=hidden_size,
+            n_layer=num_layers,
+            n_head=num_heads,
+            n_positions=overrides.pop("n_positions", 2048),
+            resid_pdrop=0.0,
+            embd_pdrop=0.0,
+            attn_pdrop=0.0,
+            bos_token_id=overrides.pop("bos_token_id", 0),
+            eos_token_id=overrides.pop("eos_token_id", 0),
+            **overrides,
+        )
+    elif arch == "qwen2":
+        config = Qwen2Config(
+            vocab_size=vocab_size,
+            hidden_size=hidden_size,
+            intermediate_size=overrides.pop("intermediate_size", hidden_size * 2),
+            num_hidden_layers=num_layers,
+            num_attention_heads=num_heads,
+            num_key_value_heads=overrides.pop("num_key_value_heads", num_heads),
+            max_position_embeddings=overrides.pop("max_position_embeddings", 32768),
+            tie_word_embeddings=overrides.pop("tie_word_embeddings", True),
+            **overrides,
+        )
+    else:
+        raise ValueError(f"unknown tiny architecture {arch!r}")
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    return model.eval()
+
+
+def save_tiny_chat_model(path: str | Path, *, seed: int = 0, **model_kwargs: Any) -> Path:
+    """Write a tiny random Qwen2 chat model + byte tokenizer to ``path`` (loadable with ``from_pretrained``).
+
+    Useful as ``GRPOConfig.model`` for offline smoke runs of the whole loop.
+    """
+    path = Path(path)
+    tokenizer = build_tiny_tokenizer()
+    model = build_tiny_model(len(tokenizer), seed=seed, **model_kwargs)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
