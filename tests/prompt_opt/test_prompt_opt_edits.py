@@ -148,3 +148,12 @@ def test_proposer_uses_removals_once_rules_exist() -> None:
     assert len(proposals) == 4
     assert all(x.edit.startswith("remove_") for x in proposals)
     assert all(len(split_rules(x.prompt)[1]) == len(RULES) - 1 for x in proposals)
+
+
+def test_a_header_inside_the_prompt_text_is_left_alone() -> None:
+    prompt = f"Intro.\n{RULES_HEADER}\n- keep me\n\nA closing paragraph.\n"
+    assert split_rules(prompt) == (prompt.rstrip(), [])
+    added = OPERATORS_BY_NAME["add_table"].apply(prompt)
+    assert added.startswith(prompt.rstrip()) and "A closing paragraph." in added
+    assert split_rules(added) == (prompt.rstrip(), [RULES_BY_KEY["table"].text])
+    assert OPERATORS_BY_NAME["remove_table"].apply(added) == prompt.rstrip() + "\n"

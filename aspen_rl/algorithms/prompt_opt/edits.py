@@ -129,10 +129,10 @@ RULES_BY_KEY = {rule.key: rule for rule in RULES}
 def split_rules(prompt: str) -> tuple[str, list[str]]:
     """The prompt before the rules section, and the section's bullets (without ``- ``)."""
     head, sep, tail = prompt.rpartition(RULES_HEADER)
-    if not sep:
-        return prompt.rstrip(), []
-    bullets = [line[2:].strip() for line in tail.splitlines() if line.startswith("- ")]
-    return head.rstrip(), bullets
+    lines = [line for line in tail.splitlines() if line.strip()]
+    if not sep or not all(line.startswith("- ") for line in lines):
+        return prompt.rstrip(), []  # no section at the end: the header text belongs to the prompt
+    return head.rstrip(), [line[2:].strip() for line in lines]
 
 
 def join_rules(base: str, bullets: Sequence[str]) -> str:
