@@ -46,10 +46,12 @@ PROMPTS = [[5, 9, 20], [7, 100, 3, 44, 45, 46, 47, 48, 12], [250, 1]]
 def test_engine_logprobs_equal_recomputed_logprobs(
     chat_model: torch.nn.Module, tokenizer: Any, cpu_config: GRPOConfig, temperature: float
 ) -> None:
-    trainer = GRPOTrainer(cpu_config.model_copy(update={"temperature": temperature}), model=chat_model)
+    trainer = GRPOTrainer(cpu_config.replace(temperature=temperature), model=chat_model)
     engine = TransformersEngine(trainer.model, tokenizer)
     torch.manual_seed(1)
-    generations = engine.generate(PROMPTS, SamplingParams(max_tokens=16, temperature=temperature, stop_token_ids=(0,)))
+    generations = engine.generate(
+        PROMPTS, SamplingParams(max_tokens=16, temperature=temperature, stop_token_ids=(0,))
+    )
     assert [g.prompt_ids for g in generations] == PROMPTS
     assert all(len(g.completion_ids) == 16 for g in generations)
     assert _max_diff(trainer, generations) < 1e-5

@@ -25,7 +25,11 @@ TOOLS = [
         "function": {
             "name": "get_schema",
             "description": "Fetch the simulator's JSON schema.",
-            "parameters": {"type": "object", "properties": {"types": {"type": "string"}}, "required": ["types"]},
+            "parameters": {
+                "type": "object",
+                "properties": {"types": {"type": "string"}},
+                "required": ["types"],
+            },
         },
     }
 ]
@@ -50,7 +54,7 @@ class ScriptedEngine(RolloutEngine):
         out = []
         for prompt in prompts:
             text = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
-            ids = self._tokenizer.encode(text, add_special_tokens=False) + [self._tokenizer.eos_token_id]
+            ids = [*self._tokenizer.encode(text, add_special_tokens=False), self._tokenizer.eos_token_id]
             ids = ids[: sampling.max_tokens]
             finish = "stop" if ids[-1] == self._tokenizer.eos_token_id else "length"
             out.append(Generation(prompt, ids, [-0.5] * len(ids), finish))
@@ -76,7 +80,10 @@ def test_parse_hermes_tool_calls() -> None:
         '<tool_call>{"name": "b", "arguments": "{\\"y\\": [2]}"}</tool_call>'
     )
     assert parsed.content == "Let me look."
-    assert [(c.name, json.loads(c.arguments)) for c in parsed.tool_calls] == [("a", {"x": 1}), ("b", {"y": [2]})]
+    assert [(c.name, json.loads(c.arguments)) for c in parsed.tool_calls] == [
+        ("a", {"x": 1}),
+        ("b", {"y": [2]}),
+    ]
     assert parsed.tool_calls[0].to_openai()["type"] == "function"
     assert parse_tool_calls(TOOL_CALL_TEXT).content is None
 
@@ -101,10 +108,15 @@ def test_unparseable_tool_calls_become_plain_content(text: str) -> None:
 
 def test_round_trip_with_a_tiny_model_records_tokens(tokenizer: Any, chat_model: torch.nn.Module) -> None:
     engine = TransformersEngine(chat_model, tokenizer)
-    messages = [{"role": "system", "content": "You are a chemist."}, {"role": "user", "content": "Heat water."}]
+    messages = [
+        {"role": "system", "content": "You are a chemist."},
+        {"role": "user", "content": "Heat water."},
+    ]
     with ChatCompletionServer(engine, sampling=SamplingParams(max_tokens=24)) as server:
         client = openai.OpenAI(base_url=f"{server.base_url}/rollout/ro-1/attempt/at-1/v1", api_key="none")
-        response = client.chat.completions.create(model="aspen-policy", messages=messages, tools=TOOLS, max_tokens=8)
+        response = client.chat.completions.create(
+            model="aspen-policy", messages=messages, tools=TOOLS, max_tokens=8
+        )
         plain = openai.OpenAI(base_url=server.endpoint, api_key="none")
         plain.chat.completions.create(model="aspen-policy", messages=messages)
         assert server.recorder.rollout_ids() == ["ro-1"]  # the plain /v1 call is not recorded
@@ -112,7 +124,9 @@ def test_round_trip_with_a_tiny_model_records_tokens(tokenizer: Any, chat_model:
     choice = response.choices[0]
     assert choice.message.role == "assistant" and choice.finish_reason in {"stop", "length"}
     assert response.usage is not None and response.usage.completion_tokens == len(record.completion_ids) <= 8
-    rendered = tokenizer.apply_chat_template(messages, tools=TOOLS, add_generation_prompt=True, tokenize=False)
+    rendered = tokenizer.apply_chat_template(
+        messages, tools=TOOLS, add_generation_prompt=True, tokenize=False
+    )
     assert record.prompt_ids == tokenizer.encode(rendered, add_special_tokens=False)
     assert response.usage.prompt_tokens == len(record.prompt_ids)
     assert len(record.logprobs) == len(record.completion_ids) and all(lp <= 0 for lp in record.logprobs)
@@ -127,7 +141,9 @@ def test_tool_call_round_trip_and_multi_turn_merge(scripted_server: ChatCompleti
     choice = first.choices[0]
     assert choice.finish_reason == "tool_calls" and choice.message.content is None
     (call,) = choice.message.tool_calls or []
-    assert call.function.name == "get_schema" and json.loads(call.function.arguments) == {"types": "base,Heater"}
+    assert call.function.name == "get_schema" and json.loads(call.function.arguments) == {
+        "types": "base,Heater"
+    }
     # what an OpenAI client sends back: the assistant turn with its tool call, then the tool's answer
     messages.append(choice.message.model_dump(exclude_none=True))
     messages.append({"role": "tool", "tool_call_id": call.id, "content": '{"schemas": {}}'})
@@ -147,13 +163,17 @@ def test_tool_call_round_trip_and_multi_turn_merge(scripted_server: ChatCompleti
 @pytest.mark.parametrize("scripted_server", [["<tool_call>{broken</tool_call> I give up."]], indirect=True)
 def test_unparseable_output_reaches_the_client_as_text(scripted_server: ChatCompletionServer) -> None:
     client = openai.OpenAI(base_url=scripted_server.endpoint, api_key="none")
-    response = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], tools=TOOLS)
+    response = client.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "hi"}], tools=TOOLS
+    )
     assert response.choices[0].message.tool_calls is None
     assert response.choices[0].message.content == "<tool_call>{broken</tool_call> I give up."
     assert response.choices[0].finish_reason == "stop"
 
 
-async def test_concurrent_calls_are_batched_and_recorded_per_rollout(scripted_server: ChatCompletionServer) -> None:
+async def test_concurrent_calls_are_batched_and_recorded_per_rollout(
+    scripted_server: ChatCompletionServer,
+) -> None:
     body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "return_token_ids": True}
     async with httpx.AsyncClient(base_url=scripted_server.base_url, timeout=30) as client:
         responses = await asyncio.gather(
@@ -175,9 +195,13 @@ async def test_header_recording_and_request_errors(scripted_server: ChatCompleti
             headers={"x-rollout-id": "hdr"},
         )
         missing = await client.post("/v1/chat/completions", json={"model": "m"})
-        not_json = await client.post("/v1/chat/completions", content=b"{", headers={"content-type": "application/json"})
+        not_json = await client.post(
+            "/v1/chat/completions", content=b"{", headers={"content-type": "application/json"}
+        )
         scripted_server.max_prompt_tokens = 5
-        too_long = await client.post("/v1/chat/completions", json={"messages": [{"role": "user", "content": "hi"}]})
+        too_long = await client.post(
+            "/v1/chat/completions", json={"messages": [{"role": "user", "content": "hi"}]}
+        )
         health = await client.get("/health")
     assert ok.status_code == 200 and len(scripted_server.pop_records("hdr")) == 1
     assert missing.status_code == 400 and "messages" in missing.json()["error"]["message"]

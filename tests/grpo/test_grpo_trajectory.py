@@ -8,7 +8,9 @@ from aspen_rl.algorithms.grpo.trajectory import build_rows
 from aspen_rl.algorithms.grpo.types import CallRecord, RolloutSample, TrajectoryRow
 
 
-def call(index: int, prompt: list[int], completion: list[int], logprobs: list[float] | None = None) -> CallRecord:
+def call(
+    index: int, prompt: list[int], completion: list[int], logprobs: list[float] | None = None
+) -> CallRecord:
     return CallRecord(
         rollout_id="r",
         attempt_id="a",

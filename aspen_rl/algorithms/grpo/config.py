@@ -185,6 +185,13 @@ class GRPOConfig(_Section):
             raise ValueError(f"run_name must be a plain directory name, got {self.run_name!r}")
         return self
 
+    def replace(self, **overrides: Any) -> GRPOConfig:
+        """A validated copy with some fields changed (nested sections as dicts, merged)."""
+        try:
+            return GRPOConfig.model_validate(_deep_merge(self.model_dump(), overrides))
+        except ValidationError as exc:
+            raise GRPOConfigError(f"invalid GRPO config: {_describe(exc)}") from exc
+
     def run_dir(self) -> Path:
         """Directory of this run's checkpoints: ``<checkpoint_dir>/<run_name>``."""
         return Path(self.checkpoint_dir) / self.run_name

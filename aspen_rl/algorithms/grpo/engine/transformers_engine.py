@@ -170,6 +170,9 @@ class TransformersEngine(RolloutEngine):
         if isinstance(self.model, PeftModel):
             set_peft_model_state_dict(self.model, load_peft_weights(str(path)))
         elif isinstance(self.model, PreTrainedModel):
-            self.model = PeftModel.from_pretrained(self.model, str(path))
+            from aspen_rl.algorithms.grpo.model import quiet_peft
+
+            with quiet_peft():
+                self.model = PeftModel.from_pretrained(self.model, str(path))
         else:
             raise TypeError(f"cannot load a LoRA adapter into {type(self.model).__name__}")

@@ -1,0 +1,98 @@
+"""Metrics sink of a GRPO run: JSONL lines, TensorBoard events when installed, a PNG reward curve."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+METRICS_FILE = "metrics.jsonl"
+CURVE_FILE = "reward_curve.png"
+
+
+class MetricsSink:
+    """Append one JSON line per step to ``<out_dir>/metrics.jsonl`` and mirror it to TensorBoard.
+
+    Args:
+        out_dir: The run's output directory.
+        tensorboard: Also write TensorBoard events (skipped silently when ``tensorboard`` is missing).
+    """
+
+    def __init__(self, out_dir: str | Path, *, tensorboard: bool = True) -> None:
+        self.out_dir = Path(out_dir)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.out_dir / METRICS_FILE
+        self._writer: Any = None
+        if tensorboard:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError:
+                self._writer = None
+            else:
+                self._writer = SummaryWriter(log_dir=str(self.out_dir / "tensorboard"))
+
+    @property
+    def tensorboard_enabled(self) -> bool:
+        """Whether TensorBoard events are being written."""
+        return self._writer is not None
+
+    def log(self, step: int, metrics: Mapping[str, Any], *, prefix: str = "") -> None:
+        """Record the metrics of one step (``prefix`` e.g. 'eval/' namespaces them)."""
+        row: dict[str, Any] = {"step": step}
+        for key, value in metrics.items():
+            if key == "step":
+                continue
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                value = float(value)
+                row[f"{prefix}{key}"] = value if math.isfinite(value) else None
+            else:
+                row[f"{prefix}{key}"] = value
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
+        if self._writer is not None:
+            for key, value in row.items():
+                if key != "step" and isinstance(value, float):
+                    self._writer.add_scalar(key, value, step)
+            self._writer.flush()
+
+    def read(self) -> list[dict[str, Any]]:
+        """All lines written so far (also those of an earlier, resumed session)."""
+        if not self.path.is_file():
+            return []
+        return [
+            json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()
+        ]
+
+    def plot_rewards(self, path: str | Path | None = None) -> Path:
+        """Draw ``reward_mean`` (and ``eval/reward_mean`` when logged) against step to a PNG."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        target = Path(path) if path is not None else self.out_dir / CURVE_FILE
+        rows = self.read()
+        fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
+        for key, label in (("reward_mean", "train"), ("eval/reward_mean", "validation")):
+            points = [(r["step"], r[key]) for r in rows if r.get(key) is not None]
+            if points:
+                xs, ys = zip(*points, strict=True)
+                ax.plot(xs, ys, marker="o" if len(points) < 30 else None, label=label)
+        ax.set_xlabel("step")
+        ax.set_ylabel("mean reward")
+        ax.set_title("GRPO reward")
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
+        fig.tight_layout()
+        fig.savefig(target)
+        plt.close(fig)
+        return target
+
+    def close(self) -> None:
+        """Flush and close TensorBoard."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None

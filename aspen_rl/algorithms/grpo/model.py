@@ -1,0 +1,79 @@
+"""Load the policy and tokenizer, pick device and dtype, wrap LoRA adapters, switch dropout off."""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+from aspen_rl.algorithms.grpo.config import GRPOConfig, LoRASettings
+
+_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def resolve_device(device: str) -> torch.device:
+    """'auto' is cuda when available, else cpu."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def resolve_dtype(dtype: str, device: torch.device) -> torch.dtype:
+    """'auto' is bfloat16 on a GPU that supports it, else float32."""
+    if dtype != "auto":
+        return _DTYPES[dtype]
+    if device.type == "cuda" and torch.cuda.is_bf16_supported():
+        return torch.bfloat16
+    return torch.float32
+
+
+def is_peft_model(model: torch.nn.Module) -> bool:
+    """Whether the model carries peft adapters."""
+    return hasattr(model, "peft_config") and hasattr(model, "disable_adapter")
+
+
+def disable_dropout(model: torch.nn.Module) -> None:
+    """Set every dropout to 0: the ratio and the engine/trainer logprob match need deterministic forwards."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+
+
+@contextlib.contextmanager
+def quiet_peft() -> Iterator[None]:
+    """Silence peft 0.21's call of transformers' deprecated ``is_gradient_checkpointing``."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+        yield
+
+
+def apply_lora(model: torch.nn.Module, settings: LoRASettings) -> torch.nn.Module:
+    """Wrap a causal LM with trainable LoRA adapters (base weights frozen)."""
+    from peft import LoraConfig, get_peft_model
+
+    lora = LoraConfig(
+        r=settings.r,
+        lora_alpha=settings.alpha,
+        lora_dropout=settings.dropout,
+        target_modules=settings.target_modules,
+        task_type="CAUSAL_LM",
+    )
+    with quiet_peft():
+        return get_peft_model(model, lora)
+
+
+def load_policy(config: GRPOConfig) -> tuple[torch.nn.Module, Any]:
+    """Load the policy model (on the configured device and dtype) and its tokenizer.
+
+    ``config.model`` is a local directory or a hub id; only real runs name a hub id.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    device = resolve_device(config.device)
+    dtype = resolve_dtype(config.dtype, device)
+    tokenizer = AutoTokenizer.from_pretrained(config.tokenizer or config.model)
+    model = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(device)
+    return model, tokenizer

@@ -1,0 +1,174 @@
+"""GRPOTrainer: step metrics, skipped groups, exact gradient accumulation, KL, checkpoints, engine sync."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from aspen_rl.algorithms.grpo.checkpoint import latest_checkpoint
+from aspen_rl.algorithms.grpo.config import GRPOConfig
+from aspen_rl.algorithms.grpo.engine import TransformersEngine
+from aspen_rl.algorithms.grpo.tiny import build_tiny_model
+from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
+from aspen_rl.algorithms.grpo.types import RolloutSample, SamplingParams, TrajectoryRow
+
+
+def make_groups(seed: int, tasks: int = 2, group: int = 4, vocab: int = 261) -> list[list[RolloutSample]]:
+    """Two-turn rows (prompt, completion, tool tokens, completion) with rewards that vary in the group."""
+    rng = random.Random(seed)
+    groups = []
+    for _ in range(tasks):
+        samples = []
+        for g in range(group):
+            prompt = [rng.randrange(vocab) for _ in range(5)]
+            first = [rng.randrange(vocab) for _ in range(rng.randrange(2, 6))]
+            tool = [rng.randrange(vocab) for _ in range(3)]
+            second = [rng.randrange(vocab) for _ in range(rng.randrange(1, 4))]
+            ids = prompt + first + tool + second
+            mask = [0] * 5 + [1] * len(first) + [0] * 3 + [1] * len(second)
+            logprobs = [-rng.uniform(4.0, 7.0) if m else 0.0 for m in mask]
+            samples.append(RolloutSample([TrajectoryRow(ids, mask, logprobs)], reward=float(g % 2) + 0.1 * g))
+        groups.append(samples)
+    return groups
+
+
+def params(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in model.named_parameters() if v.requires_grad}
+
+
+def test_step_reports_metrics_and_changes_the_policy(
+    chat_model: torch.nn.Module, cpu_config: GRPOConfig
+) -> None:
+    trainer = GRPOTrainer(cpu_config, model=chat_model)
+    before = params(trainer.model)
+    groups = make_groups(0)
+    groups[0][0].prefix_breaks = 2
+    metrics = trainer.step(groups)
+    assert trainer.global_step == 1 and metrics["step"] == 1
+    assert metrics["groups"] == 2 and metrics["rollouts"] == 8 and metrics["zero_variance_groups"] == 0
+    assert metrics["prefix_breaks"] == 2
+    assert metrics["tokens"] == sum(r.num_loss_tokens for g in groups for s in g for r in s.rows)
+    assert metrics["reward_mean"] == pytest.approx(sum(s.reward for g in groups for s in g) / 8)
+    assert metrics["grad_norm"] > 0 and metrics["updates"] == 1 and metrics["skipped"] == 0
+    assert metrics["ratio_mean"] == pytest.approx(1.0) and metrics["clip_fraction"] == 0.0
+    assert any(not torch.equal(before[k], v) for k, v in params(trainer.model).items())
+
+
+def test_zero_variance_groups_are_skipped(chat_model: torch.nn.Module, cpu_config: GRPOConfig) -> None:
+    trainer = GRPOTrainer(cpu_config, model=chat_model)
+    before = params(trainer.model)
+    groups = make_groups(1)
+    for group in groups:
+        for sample in group:
+            sample.reward = 0.5
+    metrics = trainer.step(groups)
+    assert metrics["zero_variance_groups"] == 2 and metrics["skipped"] == 1 and metrics["tokens"] == 0
+    assert all(torch.equal(before[k], v) for k, v in params(trainer.model).items())
+    # one informative group is enough to update, the flat one contributes nothing
+    groups[1] = make_groups(2)[0]
+    metrics = trainer.step(groups)
+    assert metrics["zero_variance_groups"] == 1 and metrics["skipped"] == 0
+    assert metrics["tokens"] == sum(s.rows[0].num_loss_tokens for s in groups[1])
+
+
+@pytest.mark.parametrize("aggregation", ["rollout_mean", "token_mean", "sequence_mean"])
+def test_gradient_accumulation_is_exact(tokenizer: Any, cpu_config: GRPOConfig, aggregation: str) -> None:
+    results = []
+    for micro in (1, 3, 16):
+        cfg = cpu_config.replace(micro_batch_size=micro, loss_aggregation=aggregation)
+        trainer = GRPOTrainer(cfg, model=build_tiny_model(len(tokenizer), seed=0))
+        results.append(trainer.step(make_groups(3)))
+    for other in results[1:]:
+        assert other["loss"] == pytest.approx(results[0]["loss"], rel=1e-5, abs=1e-7)
+        assert other["grad_norm"] == pytest.approx(results[0]["grad_norm"], rel=1e-5)
+
+
+def test_off_policy_passes_clip_and_the_kl_term_is_reported(
+    chat_model: torch.nn.Module, cpu_config: GRPOConfig
+) -> None:
+    cfg = cpu_config.replace(num_iterations=3, minibatches_per_step=2, learning_rate=3e-2, beta=0.1)
+    trainer = GRPOTrainer(cfg, model=chat_model)
+    assert trainer.ref_model is not None
+    metrics = trainer.step(make_groups(4))
+    assert metrics["updates"] == 6
+    assert metrics["ratio_mean"] != pytest.approx(1.0, abs=1e-6)
+    assert metrics["clip_fraction"] > 0 and metrics["kl"] > 0
+
+
+def test_lora_reference_is_the_base_model(chat_model: torch.nn.Module, cpu_config: GRPOConfig) -> None:
+    cfg = cpu_config.replace(lora={"enabled": True, "r": 4, "alpha": 8}, beta=0.1)
+    trainer = GRPOTrainer(cfg, model=chat_model)
+    assert trainer.ref_model is None  # the adapter-disabled policy is the reference, no copy
+    first = trainer.step(make_groups(5))
+    assert first["kl"] == pytest.approx(0.0, abs=1e-7)  # LoRA B starts at 0: policy == reference
+    trainer.config.learning_rate = 1e-2
+    second = trainer.step(make_groups(6))
+    assert second["kl"] > 0
+
+
+@pytest.mark.parametrize("lora", [False, True])
+def test_checkpoint_resume_restores_state_exactly(
+    tokenizer: Any, cpu_config: GRPOConfig, tmp_path: Path, lora: bool
+) -> None:
+    cfg = cpu_config.replace(lora={"enabled": lora, "r": 4, "alpha": 8}, warmup_steps=3)
+    first = GRPOTrainer(cfg, model=build_tiny_model(len(tokenizer), seed=0), tokenizer=tokenizer)
+    first.step(make_groups(7))
+    path = first.save_checkpoint(cfg.checkpoint_path(first.global_step))
+    assert path == tmp_path / "models" / "test" / "step_1"
+    assert (path / "model" / ("adapter_config.json" if lora else "config.json")).is_file()
+    draw_first = torch.rand(3)
+    after_first = first.step(make_groups(8))
+
+    # a fresh trainer whose trainable weights differ, resumed from the checkpoint (an adapter checkpoint
+    # holds the adapter only: the base weights come from config.model, the same base here)
+    second = GRPOTrainer(
+        cfg, model=build_tiny_model(len(tokenizer), seed=0 if lora else 99), tokenizer=tokenizer
+    )
+    with torch.no_grad():
+        for p in second.params:
+            p.normal_()
+    state = second.load_checkpoint(latest_checkpoint(cfg.run_dir()) or path)
+    assert state["global_step"] == 1 and second.global_step == 1
+    draw_second = torch.rand(3)
+    after_second = second.step(make_groups(8))
+
+    assert torch.equal(draw_first, draw_second)
+    assert after_first["loss"] == after_second["loss"] and after_first["lr"] == after_second["lr"]
+    a, b = params(first.model), params(second.model)
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    full_a, full_b = first.model.state_dict(), second.model.state_dict()
+    assert all(torch.equal(full_a[k], full_b[k]) for k in full_a)
+
+
+def test_latest_checkpoint_ignores_incomplete_dirs(tmp_path: Path) -> None:
+    assert latest_checkpoint(tmp_path / "absent") is None
+    for step in (2, 10):
+        (tmp_path / f"step_{step}").mkdir()
+        (tmp_path / f"step_{step}" / "trainer_state.json").write_text("{}")
+    (tmp_path / "step_11").mkdir()  # crashed while saving: no trainer_state.json
+    assert latest_checkpoint(tmp_path) == tmp_path / "step_10"
+
+
+@pytest.mark.parametrize("lora", [False, True])
+def test_sync_to_a_separate_engine(
+    tokenizer: Any, cpu_config: GRPOConfig, tmp_path: Path, lora: bool
+) -> None:
+    cfg = cpu_config.replace(lora={"enabled": lora, "r": 4, "alpha": 8}, learning_rate=1e-2)
+    trainer = GRPOTrainer(cfg, model=build_tiny_model(len(tokenizer), seed=0), tokenizer=tokenizer)
+    engine = TransformersEngine(build_tiny_model(len(tokenizer), seed=0), tokenizer)
+    for seed in (9, 10):
+        trainer.step(make_groups(seed))
+        trainer.sync_to_engine(engine, workdir=tmp_path / "sync")
+    assert engine.version == 2
+    if lora:
+        assert (tmp_path / "sync" / "v2" / "adapter_config.json").is_file()
+        assert not (tmp_path / "sync" / "v1").exists()
+    torch.manual_seed(0)
+    (gen,) = engine.generate([[5, 6, 7]], SamplingParams(max_tokens=8, stop_token_ids=(0,)))
+    row = TrajectoryRow(gen.prompt_ids + gen.completion_ids, [0, 0, 0] + [1] * 8, [0.0] * 3 + gen.logprobs)
+    (recomputed,) = trainer.compute_logprobs([row])
+    assert torch.allclose(recomputed[3:], torch.tensor(gen.logprobs), atol=1e-5)
