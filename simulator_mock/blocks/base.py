@@ -1,0 +1,180 @@
+"""Block contract: ports, spec parsing, run, results; plus helpers every block family shares."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from simulator_mock.errors import OutOfBoundsError, SpecificationError
+from simulator_mock.property_package import PhaseState, PropertyPackage
+from simulator_mock.streams import Stream, flash_stream
+from simulator_mock.units import from_si, to_si
+
+#: Port cardinality: (minimum, maximum or None for unbounded).
+Cardinality = tuple[int, int | None]
+
+
+@dataclass
+class BlockContext:
+    """What a block needs from the flowsheet: the property package, component ids, a warnings sink."""
+
+    package: PropertyPackage
+    cids: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+    def index(self, cid: str, where: str) -> int:
+        """Position of component ``cid``; SpecificationError naming ``where`` when unknown."""
+        try:
+            return self.cids.index(cid)
+        except ValueError:
+            raise SpecificationError(
+                f"{where}: unknown component id {cid!r}; components are {', '.join(self.cids)}"
+            ) from None
+
+
+class Block(ABC):
+    """A unit operation.
+
+    Subclasses declare their ports and parse their ``blocks_<Type>_data`` entry in :meth:`parse`; the
+    flowsheet checks connections against the ports, then calls :meth:`run` with the inlet streams by port
+    and stores the outlets it returns. After :meth:`run`, ``heat`` and ``work`` hold the heat and work the
+    block exchanges with the surroundings [W] and :meth:`result` gives its results-document entry.
+    """
+
+    type_name: ClassVar[str]
+    inlet_ports: ClassVar[dict[str, Cardinality]] = {"F(IN)": (1, None)}
+    outlet_ports: ClassVar[dict[str, Cardinality]] = {"P(OUT)": (1, 1)}
+    port_aliases: ClassVar[dict[str, str]] = {}
+    data_required: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        name: str,
+        data: dict[str, Any] | None,
+        ctx: BlockContext,
+        inlets: dict[str, list[str]],
+        outlets: dict[str, list[str]],
+    ) -> None:
+        self.name = name
+        self.ctx = ctx
+        self.inlets = inlets
+        self.outlets = outlets
+        self.heat = 0.0
+        self.work = 0.0
+        self.report: dict[str, Any] = {}
+        if data is None and self.data_required:
+            raise SpecificationError(
+                f"block {name} ({self.type_name}) has no specification: add blocks_{self.type_name}_data.{name}"
+            )
+        self.parse(data or {})
+
+    @property
+    def where(self) -> str:
+        """Config path of this block's specification, for error messages."""
+        return f"blocks_{self.type_name}_data.{self.name}"
+
+    @property
+    def package(self) -> PropertyPackage:
+        """The flowsheet's property package."""
+        return self.ctx.package
+
+    @abstractmethod
+    def parse(self, data: dict[str, Any]) -> None:
+        """Read and check the block's specification (schema-valid already)."""
+
+    @abstractmethod
+    def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
+        """Compute the outlet streams (keyed by stream name) from the inlet streams (keyed by port)."""
+
+    def result(self, outlets: dict[str, Stream]) -> dict[str, Any]:
+        """Results-document entry; common fields plus what :meth:`run` put in ``self.report``."""
+        main = self.primary_outlet(outlets)
+        return {
+            "type": self.type_name,
+            "duty_kW": self.heat / 1000.0,
+            "power_kW": self.work / 1000.0,
+            "outlet_temperature_C": from_si(main.T, "temperature") if main else None,
+            "outlet_pressure_bar": from_si(main.P, "pressure") if main else None,
+            **self.report,
+        }
+
+    def primary_outlet(self, outlets: dict[str, Stream]) -> Stream | None:
+        """The outlet whose conditions the common result fields report (first outlet by default)."""
+        for port in self.outlet_ports:
+            for name in self.outlets.get(port, []):
+                return outlets[name]
+        return None
+
+    # ---- helpers for subclasses ------------------------------------------------------------------
+
+    def outlet_name(self, port: str) -> str:
+        """Name of the single stream on ``port``."""
+        return self.outlets[port][0]
+
+    def mixed(self, streams: list[Stream]) -> Mixed:
+        """The feed streams merged (no flash until a state is needed)."""
+        return Mixed(self, streams)
+
+    def pressure(self, value: float, units: str | None, field_name: str, reference: float) -> float:
+        """Outlet pressure [Pa] from an Aspen-style spec: > 0 absolute, <= 0 a drop below ``reference``."""
+        if value > 0:
+            return to_si(value, units, "pressure", f"{self.where}.{field_name}")
+        P = reference + to_si(value, units, "pressure", f"{self.where}.{field_name}")
+        if P <= 0:
+            raise OutOfBoundsError(
+                f"{self.where}.{field_name}: pressure drop {-value:g} {units or 'bar'} exceeds the inlet pressure "
+                f"{reference / 1e5:.6g} bar"
+            )
+        return P
+
+    def flash(self, name: str, flows: np.ndarray, what: str, **spec: float) -> Stream:
+        """Flash outlet ``name`` of this block; errors name the block and ``what``."""
+        return flash_stream(self.package, name, flows, f"block {self.name} {what}", **spec)
+
+
+class Mixed:
+    """The merged feed of a block: summed flows and enthalpy, lowest pressure, state on demand."""
+
+    def __init__(self, block: Block, streams: list[Stream]) -> None:
+        self.block = block
+        self.streams = [s for s in streams if not s.empty]
+        self.flows = np.sum([s.flows for s in streams], axis=0) if streams else None
+        self.H_total = float(sum(s.enthalpy_flow for s in self.streams))
+        self.P = min(s.P for s in streams)
+        self._stream: Stream | None = self.streams[0] if len(self.streams) == 1 else None
+        if self._stream is not None and self._stream.P != self.P:
+            self._stream = None
+        self.T_hint = streams[0].T
+
+    @property
+    def total(self) -> float:
+        """Total molar flow [mol/s]."""
+        return float(self.flows.sum())
+
+    @property
+    def empty(self) -> bool:
+        """True when no feed carries material."""
+        return not self.streams
+
+    def stream(self) -> Stream:
+        """The feed as one stream at the lowest inlet pressure (adiabatic mixing; flashed if needed)."""
+        if self._stream is None:
+            if self.empty:
+                self._stream = Stream("feed", self.flows, self.T_hint, self.P, None)
+            else:
+                self._stream = self.block.flash(
+                    "feed", self.flows, "mixed feed", P=self.P, H=self.H_total / self.total
+                )
+        return self._stream
+
+    def state(self) -> PhaseState | None:
+        """Equilibrium state of the mixed feed (None when empty)."""
+        return self.stream().state
+
+    @property
+    def T(self) -> float:
+        """Temperature of the mixed feed [K]."""
+        return self.stream().T

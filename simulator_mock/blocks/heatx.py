@@ -1,0 +1,135 @@
+"""HeatX: two-stream shortcut heat exchanger with a temperature-cross check and LMTD / UA."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from simulator_mock.blocks.base import Block
+from simulator_mock.errors import InfeasibleSpecificationError
+from simulator_mock.streams import Stream
+from simulator_mock.units import from_si, to_si
+
+
+class HeatX(Block):
+    """Hot stream HI(IN) -> HO(OUT) gives heat to cold stream CI(IN) -> CO(OUT) (Aspen ``HeatX``, shortcut)."""
+
+    type_name = "HeatX"
+    inlet_ports = {"HI(IN)": (1, 1), "CI(IN)": (1, 1)}
+    outlet_ports = {"HO(OUT)": (1, 1), "CO(OUT)": (1, 1)}
+    port_aliases = {"H(IN)": "HI(IN)", "H(OUT)": "HO(OUT)", "C(IN)": "CI(IN)", "C(OUT)": "CO(OUT)"}
+
+    def parse(self, data: dict[str, Any]) -> None:
+        spec = data["SPEC_DATA"]
+        where = f"{self.where}.SPEC_DATA"
+        self.option = spec["SPEC_OPT"]
+        self.T = self.Q = None
+        if self.option == "DUTY":
+            self.Q = to_si(spec["DUTY_VALUE"], spec.get("DUTY_UNITS"), "power", f"{where}.DUTY_UNITS")
+        else:
+            self.T = to_si(spec["TEMP_VALUE"], spec.get("TEMP_UNITS"), "temperature", f"{where}.TEMP_UNITS")
+        self.countercurrent = spec.get("FLOW_DIR", "COUNTERCURRENT") == "COUNTERCURRENT"
+        self.min_approach = to_si(
+            spec.get("MIN_TAPP_VALUE", 0.0),
+            spec.get("MIN_TAPP_UNITS"),
+            "delta_temperature",
+            f"{where}.MIN_TAPP_UNITS",
+        )
+        self.dP_hot = to_si(
+            spec.get("HOT_PDROP_VALUE", 0.0),
+            spec.get("HOT_PDROP_UNITS"),
+            "pressure",
+            f"{where}.HOT_PDROP_UNITS",
+        )
+        self.dP_cold = to_si(
+            spec.get("COLD_PDROP_VALUE", 0.0),
+            spec.get("COLD_PDROP_UNITS"),
+            "pressure",
+            f"{where}.COLD_PDROP_UNITS",
+        )
+        self.U = spec.get("U_VALUE")
+
+    def primary_outlet(self, outlets: dict[str, Stream]) -> Stream | None:
+        return outlets[self.outlet_name("CO(OUT)")]
+
+    def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
+        hot = self.mixed(feeds["HI(IN)"]).stream()
+        cold = self.mixed(feeds["CI(IN)"]).stream()
+        ho, co = self.outlet_name("HO(OUT)"), self.outlet_name("CO(OUT)")
+        P_hot, P_cold = hot.P - self.dP_hot, cold.P - self.dP_cold
+        for side, P in (("hot", P_hot), ("cold", P_cold)):
+            if P <= 0:
+                raise InfeasibleSpecificationError(
+                    f"{self.where}: {side}-side pressure drop exceeds its inlet pressure"
+                )
+        if hot.empty or cold.empty:
+            self.ctx.warnings.append(f"block {self.name}: one side has no flow; no heat is exchanged")
+            Q = 0.0
+            hot_out = (
+                self.flash(ho, hot.flows, "hot outlet", P=P_hot, H=hot.state.H)
+                if not hot.empty
+                else Stream(ho, hot.flows, hot.T, P_hot, None)
+            )
+            cold_out = (
+                self.flash(co, cold.flows, "cold outlet", P=P_cold, H=cold.state.H)
+                if not cold.empty
+                else Stream(co, cold.flows, cold.T, P_cold, None)
+            )
+        else:
+            if hot.T <= cold.T:
+                raise InfeasibleSpecificationError(
+                    f"block {self.name}: hot inlet ({from_si(hot.T, 'temperature'):.4g} C) is not hotter than the "
+                    f"cold inlet ({from_si(cold.T, 'temperature'):.4g} C); check HI(IN)/CI(IN)"
+                )
+            if self.option == "HOT-OUTLET-TEMP":
+                hot_out = self.flash(ho, hot.flows, "hot outlet", T=self.T, P=P_hot)
+                Q = hot.enthalpy_flow - hot_out.enthalpy_flow
+                cold_out = self._side(co, cold, P_cold, Q, "cold outlet")
+            elif self.option == "COLD-OUTLET-TEMP":
+                cold_out = self.flash(co, cold.flows, "cold outlet", T=self.T, P=P_cold)
+                Q = cold_out.enthalpy_flow - cold.enthalpy_flow
+                hot_out = self._side(ho, hot, P_hot, -Q, "hot outlet")
+            else:
+                Q = float(self.Q)
+                hot_out = self._side(ho, hot, P_hot, -Q, "hot outlet")
+                cold_out = self._side(co, cold, P_cold, Q, "cold outlet")
+            if Q < 0:
+                raise InfeasibleSpecificationError(
+                    f"{self.where}.SPEC_DATA: the spec makes heat flow from the cold to the hot side "
+                    f"({Q / 1000:.6g} kW)"
+                )
+        self.report = {"duty_kW": Q / 1000.0, **self._thermal(hot, cold, hot_out, cold_out, Q)}
+        return {ho: hot_out, co: cold_out}
+
+    def _side(self, name: str, inlet: Stream, P: float, Q: float, what: str) -> Stream:
+        return self.flash(name, inlet.flows, what, P=P, H=(inlet.enthalpy_flow + Q) / inlet.total)
+
+    def _thermal(
+        self, hot: Stream, cold: Stream, hot_out: Stream, cold_out: Stream, Q: float
+    ) -> dict[str, Any]:
+        if self.countercurrent:
+            dT1, dT2 = hot.T - cold_out.T, hot_out.T - cold.T
+        else:
+            dT1, dT2 = hot.T - cold.T, hot_out.T - cold_out.T
+        approach = min(dT1, dT2)
+        result: dict[str, Any] = {
+            "hot_outlet_temperature_C": from_si(hot_out.T, "temperature"),
+            "cold_outlet_temperature_C": from_si(cold_out.T, "temperature"),
+            "hot_outlet_pressure_bar": from_si(hot_out.P, "pressure"),
+            "cold_outlet_pressure_bar": from_si(cold_out.P, "pressure"),
+            "min_approach_C": approach,
+        }
+        if Q == 0.0:
+            return {**result, "lmtd_C": None, "ua_kW_K": 0.0}
+        if approach <= self.min_approach:
+            raise InfeasibleSpecificationError(
+                f"block {self.name}: temperature cross — terminal approach {approach:.4g} K "
+                f"(hot {from_si(hot.T, 'temperature'):.4g}->{from_si(hot_out.T, 'temperature'):.4g} C, cold "
+                f"{from_si(cold.T, 'temperature'):.4g}->{from_si(cold_out.T, 'temperature'):.4g} C) is not above "
+                f"the minimum {self.min_approach:g} K"
+            )
+        lmtd = dT1 if abs(dT1 - dT2) < 1e-9 * dT1 else (dT1 - dT2) / math.log(dT1 / dT2)
+        result.update({"lmtd_C": lmtd, "ua_kW_K": Q / lmtd / 1000.0})
+        if self.U is not None:
+            result["area_m2"] = Q / lmtd / float(self.U)
+        return result

@@ -1,0 +1,90 @@
+"""Mixer and FSplit: merge streams adiabatically, or divide one feed into same-state branches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from simulator_mock.blocks.base import Block
+from simulator_mock.errors import SpecificationError
+from simulator_mock.streams import Stream
+
+
+class Mixer(Block):
+    """Adiabatic mixer (Aspen ``Mixer``); outlet at the lowest inlet pressure unless specified."""
+
+    type_name = "Mixer"
+    data_required = False
+
+    def parse(self, data: dict[str, Any]) -> None:
+        spec = data.get("SPEC_DATA", {})
+        self.P_value = float(spec.get("PRES_VALUE", 0.0))
+        self.P_units = spec.get("PRES_UNITS")
+
+    def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
+        feed = self.mixed(feeds["F(IN)"])
+        name = self.outlet_name("P(OUT)")
+        P = self.pressure(self.P_value, self.P_units, "SPEC_DATA.PRES_VALUE", feed.P)
+        if P == feed.P:
+            return {name: feed.stream().renamed(name)}
+        if feed.empty:
+            return {name: Stream(name, feed.flows, feed.T_hint, P, None)}
+        return {name: self.flash(name, feed.flows, "outlet", P=P, H=feed.H_total / feed.total)}
+
+
+class FSplit(Block):
+    """Stream splitter (Aspen ``FSplit``): outlets share the feed's composition and state."""
+
+    type_name = "FSplit"
+    outlet_ports = {"O(OUT)": (2, None)}
+    port_aliases = {"P(OUT)": "O(OUT)"}
+
+    def parse(self, data: dict[str, Any]) -> None:
+        spec = data["SPEC_DATA"]
+        outlets = self.outlets.get("O(OUT)", [])
+        fracs: dict[str, float] = dict(spec["FRAC"])
+        unknown = [s for s in fracs if s not in outlets]
+        if unknown:
+            raise SpecificationError(
+                f"{self.where}.SPEC_DATA.FRAC: {', '.join(unknown)} not an outlet of {self.name} "
+                f"(outlets: {', '.join(outlets)})"
+            )
+        missing = [s for s in outlets if s not in fracs]
+        given = sum(fracs.values())
+        if len(missing) > 1:
+            raise SpecificationError(
+                f"{self.where}.SPEC_DATA.FRAC: give a fraction for every outlet but one; "
+                f"{', '.join(missing)} have none"
+            )
+        if given > 1.0 + 1e-9:
+            raise SpecificationError(f"{self.where}.SPEC_DATA.FRAC: fractions sum to {given:.6g} > 1")
+        if not missing and abs(given - 1.0) > 1e-6:
+            raise SpecificationError(
+                f"{self.where}.SPEC_DATA.FRAC: fractions of all outlets sum to {given:.6g}, not 1"
+            )
+        if missing:
+            fracs[missing[0]] = max(0.0, 1.0 - given)
+        total = sum(fracs.values())
+        self.fractions = {s: fracs[s] / total for s in outlets}
+        self.P_value = float(spec.get("PRES_VALUE", 0.0))
+        self.P_units = spec.get("PRES_UNITS")
+
+    def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
+        feed = self.mixed(feeds["F(IN)"])
+        P = self.pressure(self.P_value, self.P_units, "SPEC_DATA.PRES_VALUE", feed.P)
+        if P == feed.P or feed.empty:
+            base = feed.stream()
+            state, T = base.state, base.T
+        else:
+            base = self.flash("feed", feed.flows, "outlet", P=P, H=feed.H_total / feed.total)
+            state, T = base.state, base.T
+        outlets: dict[str, Stream] = {}
+        for name, frac in self.fractions.items():
+            flows = feed.flows * frac
+            empty = state is None or frac == 0.0
+            outlets[name] = Stream(
+                name, np.zeros_like(flows) if empty else flows, T, P, None if empty else state
+            )
+        self.report = {"split_fractions": dict(self.fractions)}
+        return outlets

@@ -1,0 +1,161 @@
+"""Pressure changers: liquid Pump (V dP / efficiency), adiabatic Valve, isentropic Compr."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from simulator_mock.blocks.base import Block
+from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError
+from simulator_mock.streams import Stream
+from simulator_mock.units import from_si, to_si
+
+GRAVITY = 9.80665  # m/s2
+
+
+def _outlet_pressure(block: Block, spec: dict[str, Any], P_in: float, raises: bool) -> float:
+    """Outlet pressure [Pa] from OPT_SPEC PRES / DELP / PRATIO; ``raises``: the block raises the pressure."""
+    option = spec.get("OPT_SPEC", "PRES")
+    where = f"{block.where}.SPEC_DATA"
+    if option == "PRES":
+        return to_si(spec["PRES_VALUE"], spec.get("PRES_UNITS"), "pressure", f"{where}.PRES_UNITS")
+    if option == "DELP":
+        dP = to_si(spec["DELP_VALUE"], spec.get("DELP_UNITS"), "pressure", f"{where}.DELP_UNITS")
+        return P_in + dP if raises else P_in - dP
+    return P_in * float(spec["PRATIO"])
+
+
+def _check_direction(block: Block, P_in: float, P_out: float, raises: bool, other: str) -> None:
+    if raises and P_out < P_in:
+        raise InfeasibleSpecificationError(
+            f"block {block.name}: outlet pressure {P_out / 1e5:.6g} bar is below the inlet pressure "
+            f"{P_in / 1e5:.6g} bar; a {other} lowers pressure"
+        )
+    if not raises and P_out > P_in:
+        raise InfeasibleSpecificationError(
+            f"block {block.name}: outlet pressure {P_out / 1e5:.6g} bar is above the inlet pressure "
+            f"{P_in / 1e5:.6g} bar; a {other} raises pressure"
+        )
+
+
+class Pump(Block):
+    """Liquid pump or hydraulic turbine (Aspen ``Pump``): work = V dP / efficiency.
+
+    thermo's liquid enthalpy ignores pressure, so the work is computed from the liquid molar volume, and the
+    outlet state is the PH flash of inlet enthalpy plus that work (losses heat the liquid).
+    """
+
+    type_name = "Pump"
+
+    def parse(self, data: dict[str, Any]) -> None:
+        self.spec = data["SPEC_DATA"]
+        self.turbine = self.spec.get("PUMP_TYPE", "PUMP") == "TURBINE"
+        self.eff = float(self.spec.get("EFF", 1.0))
+        self.driver_eff = float(self.spec.get("DEFF", 1.0))
+
+    def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
+        feed = self.mixed(feeds["F(IN)"]).stream()
+        name = self.outlet_name("P(OUT)")
+        P_out = _outlet_pressure(self, self.spec, feed.P, not self.turbine)
+        _check_direction(
+            self,
+            feed.P,
+            P_out,
+            not self.turbine,
+            "Pump with PUMP_TYPE TURBINE" if not self.turbine else "PUMP",
+        )
+        if feed.empty:
+            return {name: Stream(name, feed.flows, feed.T, P_out, None)}
+        state = feed.state
+        if state.VF > 1e-6 or state.V_liquid is None:
+            raise InfeasibleSpecificationError(
+                f"block {self.name}: the pump feed is {state.VF:.3g} vapour (mole fraction); a pump needs a "
+                "liquid feed (cool or flash it first, or use Compr for gas)"
+            )
+        dP = P_out - feed.P
+        fluid = feed.total * state.V_liquid * dP  # W
+        brake = fluid * self.eff if self.turbine else fluid / self.eff
+        out = self.flash(name, feed.flows, "outlet", P=P_out, H=state.H + brake / feed.total)
+        self.work = brake
+        MW = float(state.zs @ self.package.MWs) / 1000.0  # kg/mol
+        self.report = {
+            "fluid_power_kW": fluid / 1000.0,
+            "brake_power_kW": brake / 1000.0,
+            "electricity_kW": (brake * self.driver_eff if self.turbine else brake / self.driver_eff) / 1000.0,
+            "pressure_change_bar": dP / 1e5,
+            "head_m": dP * state.V_liquid / (MW * GRAVITY),
+            "efficiency": self.eff,
+            "volumetric_flow_m3_hr": feed.total * state.V_liquid * 3600.0,
+        }
+        return {name: out}
+
+
+class Valve(Block):
+    """Valve (Aspen ``Valve``, MODE ADIAB-FLASH): isenthalpic expansion to a lower pressure."""
+
+    type_name = "Valve"
+
+    def parse(self, data: dict[str, Any]) -> None:
+        job = data["JOB_DATA"]
+        where = f"{self.where}.JOB_DATA"
+        self.P_out = self.P_drop = None
+        if "P_OUT_VALUE" in job:
+            self.P_out = to_si(job["P_OUT_VALUE"], job.get("P_OUT_UNITS"), "pressure", f"{where}.P_OUT_UNITS")
+        else:
+            self.P_drop = to_si(
+                job["P_DROP_VALUE"], job.get("P_DROP_UNITS"), "pressure", f"{where}.P_DROP_UNITS"
+            )
+
+    def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
+        feed = self.mixed(feeds["F(IN)"])
+        name = self.outlet_name("P(OUT)")
+        P_out = self.P_out if self.P_out is not None else feed.P - self.P_drop
+        if P_out <= 0:
+            raise SpecificationError(f"{self.where}.JOB_DATA.P_DROP_VALUE: drop exceeds the inlet pressure")
+        _check_direction(self, feed.P, P_out, False, "Pump or Compr")
+        if feed.empty:
+            out = Stream(name, feed.flows, feed.T_hint, P_out, None)
+        else:
+            out = self.flash(name, feed.flows, "outlet", P=P_out, H=feed.H_total / feed.total)
+        self.report = {"pressure_drop_bar": (feed.P - P_out) / 1e5, "outlet_vapor_fraction": out.VF}
+        return {name: out}
+
+
+class Compr(Block):
+    """Compressor or gas turbine (Aspen ``Compr``), isentropic efficiency model."""
+
+    type_name = "Compr"
+
+    def parse(self, data: dict[str, Any]) -> None:
+        self.spec = data["SPEC_DATA"]
+        self.turbine = self.spec.get("MODEL_TYPE", "COMPRESSOR") == "TURBINE"
+        self.eff = float(self.spec.get("SEFF", 0.72))
+        self.mech_eff = float(self.spec.get("MEFF", 1.0))
+
+    def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
+        feed = self.mixed(feeds["F(IN)"]).stream()
+        name = self.outlet_name("P(OUT)")
+        P_out = _outlet_pressure(self, self.spec, feed.P, not self.turbine)
+        _check_direction(
+            self, feed.P, P_out, not self.turbine, "TURBINE" if not self.turbine else "COMPRESSOR"
+        )
+        if feed.empty:
+            return {name: Stream(name, feed.flows, feed.T, P_out, None)}
+        state = feed.state
+        ideal = self.flash("isentropic", feed.flows, "isentropic outlet", P=P_out, S=state.S)
+        W_s = feed.total * (ideal.state.H - state.H)
+        W = W_s * self.eff if self.turbine else W_s / self.eff
+        out = self.flash(name, feed.flows, "outlet", P=P_out, H=state.H + W / feed.total)
+        self.work = W
+        if state.VF < 1.0 - 1e-6:
+            self.ctx.warnings.append(
+                f"block {self.name}: compressor feed contains liquid (vapor fraction {state.VF:.3g})"
+            )
+        self.report = {
+            "isentropic_power_kW": W_s / 1000.0,
+            "brake_power_kW": (W * self.mech_eff if self.turbine else W / self.mech_eff) / 1000.0,
+            "isentropic_outlet_temperature_C": from_si(ideal.T, "temperature"),
+            "pressure_ratio": P_out / feed.P,
+            "efficiency": self.eff,
+            "outlet_vapor_fraction": out.VF,
+        }
+        return {name: out}

@@ -1,0 +1,138 @@
+"""RStoic: stoichiometric reactor with fractional conversion or extent; heat of reaction from formation enthalpies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from simulator_mock.blocks.base import Block
+from simulator_mock.blocks.outlet_spec import OutletSpec
+from simulator_mock.errors import ComponentDataError, InfeasibleSpecificationError, SpecificationError
+from simulator_mock.streams import Stream
+from simulator_mock.units import to_si
+
+
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    """One reaction: stoichiometric vector, and either a key reactant with its conversion or a fixed extent."""
+
+    label: str
+    nu: np.ndarray
+    key: int | None
+    conversion: float | None
+    extent: float | None  # mol/s
+
+    def extent_from(self, flows: np.ndarray) -> float:
+        """Molar extent [mol/s] given the flows the conversion refers to."""
+        if self.extent is not None:
+            return self.extent
+        return float(self.conversion) * float(flows[self.key]) / -float(self.nu[self.key])
+
+
+class RStoic(Block):
+    """Stoichiometric reactor (Aspen ``RStoic``)."""
+
+    type_name = "RStoic"
+
+    def parse(self, data: dict[str, Any]) -> None:
+        self.spec = OutletSpec.parse(data["SPEC_DATA"], f"{self.where}.SPEC_DATA")
+        reac = data["REAC_DATA"]
+        self.series = bool(reac.get("SERIES", False))
+        self.reactions = [self._reaction(k, item) for k, item in enumerate(reac["REAC"])]
+
+    def _reaction(self, k: int, item: dict[str, Any]) -> Reaction:
+        where = f"{self.where}.REAC_DATA.REAC[{k}]"
+        label = str(item.get("KEY_SSID", k + 1))
+        nu = np.zeros(len(self.ctx.cids))
+        for section in ("COEF_DATA", "COEF1_DATA"):
+            for cid, coef in item[section].items():
+                i = self.ctx.index(cid, f"{where}.{section}")
+                if nu[i] != 0.0:
+                    raise SpecificationError(f"{where}: component {cid} is both a reactant and a product")
+                nu[i] = float(coef)
+        self._check_balance(nu, where)
+        key = conversion = extent = None
+        if item.get("OPT_EXT_CONV", "CONV") == "EXTENT":
+            extent = to_si(item["EXTENT"], item.get("EXTENT_UNITS"), "molar_flow", f"{where}.EXTENT_UNITS")
+            if "KEY_CID" in item:
+                key = self.ctx.index(item["KEY_CID"], f"{where}.KEY_CID")
+        else:
+            key = self.ctx.index(item["KEY_CID"], f"{where}.KEY_CID")
+            if nu[key] >= 0:
+                raise SpecificationError(
+                    f"{where}.KEY_CID: {item['KEY_CID']} is not a reactant of this reaction"
+                )
+            conversion = float(item["CONV"])
+        return Reaction(label, nu, key, conversion, extent)
+
+    def _check_balance(self, nu: np.ndarray, where: str) -> None:
+        package = self.package
+        involved = np.flatnonzero(nu)
+        for i in involved:
+            if package.constants.Hfgs[i] is None:
+                raise ComponentDataError(
+                    f"{where}: component {self.ctx.cids[i]} has no formation enthalpy in the database; the heat "
+                    "of reaction cannot be computed"
+                )
+        if all(package.atoms[i] for i in involved):
+            elements = sorted({e for i in involved for e in package.atoms[i]})
+            for element in elements:
+                net = sum(nu[i] * package.atoms[i].get(element, 0) for i in involved)
+                if abs(net) > 1e-9:
+                    raise SpecificationError(
+                        f"{where}: reaction is not balanced in {element} (net {net:+g} atoms per reaction)",
+                        error_type="UnbalancedReaction",
+                    )
+        net_mass = float(np.dot(nu, package.MWs))
+        if abs(net_mass) > 1e-6 * float(np.dot(np.abs(nu), package.MWs)):
+            raise SpecificationError(
+                f"{where}: reaction does not conserve mass ({net_mass:+.6g} g per mol of reaction)",
+                error_type="UnbalancedReaction",
+            )
+
+    def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
+        feed = self.mixed(feeds["F(IN)"])
+        f = feed.flows
+        flows = f.copy()
+        extents = []
+        for reaction in self.reactions:
+            xi = reaction.extent_from(flows if self.series else f)
+            extents.append(xi)
+            flows = flows + reaction.nu * xi
+        scale = max(float(f.sum()), 1e-30)
+        short = np.flatnonzero(flows < -1e-12 * scale)
+        if short.size:
+            i = int(short[0])
+            raise InfeasibleSpecificationError(
+                f"{self.where}.REAC_DATA: the reactions consume {(f[i] - flows[i]) * 3.6:.6g} kmol/hr of "
+                f"{self.ctx.cids[i]} but the feed has {f[i] * 3.6:.6g} kmol/hr"
+            )
+        flows = np.maximum(flows, 0.0)
+        out, self.heat = self.spec.solve(self, self.outlet_name("P(OUT)"), feed, flows)
+        Hfs = self.package.Hfs
+        reactions = []
+        for reaction, xi in zip(self.reactions, extents, strict=True):
+            per = -float(reaction.nu[reaction.key]) if reaction.key is not None else 1.0
+            key = reaction.key
+            reactions.append(
+                {
+                    "id": reaction.label,
+                    "key_component": self.ctx.cids[key] if key is not None else None,
+                    "conversion": (xi * per / float(f[key]) if key is not None and f[key] > 0 else None),
+                    "extent_kmol_hr": xi * 3.6,
+                    "heat_of_reaction_kJ_mol": float(np.dot(reaction.nu, Hfs)) / per / 1000.0,
+                }
+            )
+        first = self.reactions[0]
+        overall = None
+        if first.key is not None and f[first.key] > 0:
+            overall = float((f[first.key] - flows[first.key]) / f[first.key])
+        self.report = {
+            "heat_of_reaction_kJ_mol": reactions[0]["heat_of_reaction_kJ_mol"],
+            "conversion": overall,
+            "reactions": reactions,
+            "outlet_vapor_fraction": out.VF,
+        }
+        return {out.name: out}

@@ -1,0 +1,139 @@
+"""Separators: Flash2 (vapour-liquid equilibrium drum) and Sep (component split fractions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from simulator_mock.blocks.base import Block
+from simulator_mock.blocks.outlet_spec import OutletSpec
+from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError
+from simulator_mock.property_package import PhaseState
+from simulator_mock.streams import Stream
+from simulator_mock.units import to_si
+
+
+class Flash2(Block):
+    """Two-outlet flash drum (Aspen ``Flash2``): vapour to V(OUT), liquid to L(OUT)."""
+
+    type_name = "Flash2"
+    outlet_ports = {"V(OUT)": (1, 1), "L(OUT)": (1, 1)}
+
+    def parse(self, data: dict[str, Any]) -> None:
+        self.spec = OutletSpec.parse(data["SPEC_DATA"], f"{self.where}.SPEC_DATA")
+
+    def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
+        feed = self.mixed(feeds["F(IN)"])
+        v_name, l_name = self.outlet_name("V(OUT)"), self.outlet_name("L(OUT)")
+        flows = feed.flows
+        total = float(flows.sum())
+        if total <= 0.0:
+            empty = self.spec.empty_outlet(self, v_name, feed, flows)
+            return {v_name: empty, l_name: empty.renamed(l_name)}
+        spec = self.spec.flash_spec(self, feed, flows)
+        bulk, vapor, liquid = self.package.flash_split(flows / total, f"block {self.name} drum", **spec)
+        V = total * bulk.VF
+        outlets = {
+            v_name: _phase_stream(v_name, vapor, V, bulk, flows.size),
+            l_name: _phase_stream(l_name, liquid, total - V, bulk, flows.size),
+        }
+        self.heat = self.spec.duty(total * bulk.H, feed)
+        self.report = {
+            "vapor_fraction": bulk.VF,
+            "vapor_flow_kmol_hr": V * 3.6,
+            "liquid_flow_kmol_hr": (total - V) * 3.6,
+        }
+        return outlets
+
+
+def _phase_stream(name: str, phase: PhaseState | None, flow: float, bulk: PhaseState, n: int) -> Stream:
+    if phase is None or flow <= 0.0:
+        return Stream(name, np.zeros(n), bulk.T, bulk.P, None)
+    return Stream(name, flow * phase.zs, phase.T, phase.P, phase)
+
+
+class Sep(Block):
+    """Component separator (Aspen ``Sep``): split fractions or flows per component and outlet."""
+
+    type_name = "Sep"
+    outlet_ports = {"O(OUT)": (2, None)}
+    port_aliases = {"P(OUT)": "O(OUT)"}
+
+    def parse(self, data: dict[str, Any]) -> None:
+        outlets = self.outlets.get("O(OUT)", [])
+        n = len(self.ctx.cids)
+        # per outlet: ("frac"|"flow", value) per component index
+        specs: dict[str, dict[int, tuple[str, float]]] = {s: {} for s in outlets}
+        for stream, entries in data["SPEC_DATA"].items():
+            where = f"{self.where}.SPEC_DATA.{stream}"
+            if stream not in specs:
+                raise SpecificationError(
+                    f"{where}: {stream} is not an outlet of {self.name} ({', '.join(outlets)})"
+                )
+            for k, entry in enumerate(entries):
+                i = self.ctx.index(entry["COMP_ID"], f"{where}[{k}].COMP_ID")
+                if i in specs[stream]:
+                    raise SpecificationError(f"{where}[{k}]: component {entry['COMP_ID']} specified twice")
+                if "FRACS" in entry:
+                    specs[stream][i] = ("frac", float(entry["FRACS"]))
+                else:
+                    flow = to_si(
+                        entry["FLOWS"], entry.get("FLOW_UNITS"), "molar_flow", f"{where}[{k}].FLOW_UNITS"
+                    )
+                    specs[stream][i] = ("flow", flow)
+        self.specs = specs
+        self.remainder: dict[int, str | None] = {}
+        for i in range(n):
+            free = [s for s in outlets if i not in specs[s]]
+            if len(free) > 1:
+                raise SpecificationError(
+                    f"{self.where}.SPEC_DATA: component {self.ctx.cids[i]} has no split for outlets "
+                    f"{', '.join(free)}; leave at most one outlet unspecified per component"
+                )
+            self.remainder[i] = free[0] if free else None
+            fracs = sum(v for s in outlets if i in specs[s] for kind, v in [specs[s][i]] if kind == "frac")
+            if fracs > 1.0 + 1e-9:
+                raise SpecificationError(
+                    f"{self.where}.SPEC_DATA: fractions of component {self.ctx.cids[i]} sum to {fracs:.6g} > 1"
+                )
+
+    def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
+        feed = self.mixed(feeds["F(IN)"])
+        outlets = list(self.specs)
+        f = feed.flows
+        flows = {s: np.zeros_like(f) for s in outlets}
+        for i in range(f.size):
+            assigned = 0.0
+            for s in outlets:
+                kind, value = self.specs[s].get(i, ("none", 0.0))
+                amount = value * f[i] if kind == "frac" else value if kind == "flow" else 0.0
+                flows[s][i] = amount
+                assigned += amount
+            rest = self.remainder[i]
+            if rest is not None:
+                leftover = f[i] - assigned
+                if leftover < -1e-9 * max(f[i], 1e-12):
+                    raise InfeasibleSpecificationError(
+                        f"{self.where}.SPEC_DATA: component {self.ctx.cids[i]} specs take {assigned * 3.6:.6g} "
+                        f"kmol/hr but the feed has {f[i] * 3.6:.6g} kmol/hr"
+                    )
+                flows[rest][i] = max(leftover, 0.0)
+            elif abs(assigned - f[i]) > 1e-9 * max(f[i], 1e-12):
+                raise InfeasibleSpecificationError(
+                    f"{self.where}.SPEC_DATA: component {self.ctx.cids[i]} splits add up to {assigned * 3.6:.6g} "
+                    f"kmol/hr, the feed has {f[i] * 3.6:.6g} kmol/hr; leave one outlet unspecified"
+                )
+        base = feed.stream()
+        out = {s: self.flash(s, flows[s], f"outlet {s}", T=base.T, P=base.P) for s in outlets}
+        self.heat = sum(s.enthalpy_flow for s in out.values()) - feed.H_total
+        self.report = {
+            "split_fractions": {
+                s: {
+                    cid: (float(flows[s][i] / f[i]) if f[i] > 0 else 0.0)
+                    for i, cid in enumerate(self.ctx.cids)
+                }
+                for s in outlets
+            }
+        }
+        return out

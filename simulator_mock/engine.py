@@ -1,0 +1,43 @@
+"""In-process simulation: config dict -> results document (the service's workers run exactly this)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from simulator_mock.errors import InternalError, SimulationError
+from simulator_mock.flowsheet import Flowsheet
+from simulator_mock.results import build_results
+from simulator_mock.schema_registry import validate_config
+
+
+def new_run_id() -> str:
+    """A fresh run id (32 hex characters)."""
+    return uuid.uuid4().hex
+
+
+def run_config(config: dict[str, Any], run_id: str | None = None) -> dict[str, Any]:
+    """Validate and simulate a flowsheet config.
+
+    Args:
+        config: the request body of /run-aspen-simulation, as a dict.
+        run_id: id written into the results; a new one when omitted.
+
+    Returns:
+        The results document (what GET /api/results/{run_id} serves).
+
+    Raises:
+        SimulationError: a subclass naming the error_type and the offending block, stream or field;
+            unexpected failures are wrapped in InternalError.
+    """
+    try:
+        validate_config(config)
+        flowsheet = Flowsheet(config)
+        solution = flowsheet.solve()
+        return build_results(flowsheet, solution, run_id or new_run_id())
+    except SimulationError:
+        raise
+    except RecursionError:
+        raise InternalError("config too deeply nested or flowsheet too large to solve") from None
+    except Exception as exc:
+        raise InternalError(f"unexpected {type(exc).__name__}: {exc}") from exc

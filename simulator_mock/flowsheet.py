@@ -1,0 +1,171 @@
+"""Flowsheet: build components, property package, blocks and feeds from a config, then solve in order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from simulator_mock.blocks import BLOCK_CLASSES, Block, BlockContext
+from simulator_mock.convergence import ConvergenceSettings, LoopReport, converge
+from simulator_mock.errors import SpecificationError, UnknownComponentError, UnknownPropertyMethodError
+from simulator_mock.property_package import (
+    PropertyPackage,
+    canonical_method,
+    get_property_package,
+    resolve_component,
+)
+from simulator_mock.streams import Stream, feed_stream, flash_stream
+from simulator_mock.topology import Step, Topology, build_topology, calculation_order
+
+
+@dataclass
+class Solution:
+    """A solved flowsheet: every stream, the blocks with their results, and the recycle loops."""
+
+    streams: dict[str, Stream]
+    blocks: dict[str, Block]
+    loops: list[LoopReport] = field(default_factory=list)
+
+
+def _basis_method(config: dict[str, Any]) -> str:
+    methods = config["property_methods"]
+    basis = [m for m in methods if m.get("is_basis_method", len(methods) == 1)]
+    if len(basis) != 1:
+        raise UnknownPropertyMethodError(
+            f"property_methods: exactly one entry needs is_basis_method true, found {len(basis)}"
+        )
+    return canonical_method(basis[0]["method_name"])
+
+
+def _components(config: dict[str, Any], warnings: list[str]) -> tuple[list[str], tuple[str, ...]]:
+    cids: list[str] = []
+    CASs: list[str] = []
+    for component in config["components"]:
+        cid = component["cid"]
+        if cid in cids:
+            raise SpecificationError(f"components: cid {cid} is declared twice", error_type="DuplicateName")
+        cas, notes = resolve_component(
+            cid, component.get("name"), component.get("cas_number"), component.get("database_name")
+        )
+        if cas in CASs:
+            other = cids[CASs.index(cas)]
+            raise UnknownComponentError(f"components: {cid} and {other} are the same chemical (CAS {cas})")
+        warnings.extend(notes)
+        cids.append(cid)
+        CASs.append(cas)
+    return cids, tuple(CASs)
+
+
+class Flowsheet:
+    """A checked flowsheet ready to solve.
+
+    Attributes:
+        cids: component ids in config order. package: the basis property package.
+        topology: stream connections. steps: calculation order. warnings: notes for the results.
+    """
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.config = config
+        self.warnings: list[str] = []
+        method = _basis_method(config)
+        self.cids, CASs = _components(config, self.warnings)
+        self.package: PropertyPackage = get_property_package(CASs, method)
+        self.warnings.extend(self.package.warnings)
+        self.topology: Topology = build_topology(config, BLOCK_CLASSES)
+        self.settings = ConvergenceSettings.from_config(config.get("setup", {}))
+        self.steps, notes = calculation_order(self.topology, list(self.settings.tear_streams))
+        self.warnings.extend(notes)
+        self.ctx = BlockContext(self.package, self.cids, self.warnings)
+        self.blocks = self._blocks()
+
+    def _blocks(self) -> dict[str, Block]:
+        topo = self.topology
+        data_of: dict[str, dict[str, Any]] = {}
+        for key, section in self.config.items():
+            if not (key.startswith("blocks_") and key.endswith("_data")):
+                continue
+            block_type = key[len("blocks_") : -len("_data")]
+            for name, data in section.items():
+                if topo.block_types.get(name) != block_type:
+                    actual = topo.block_types.get(name)
+                    what = f"is a {actual}" if actual else "does not exist"
+                    raise SpecificationError(f"{key}.{name}: block {name} {what}, not a {block_type}")
+                data_of[name] = data
+        return {
+            name: BLOCK_CLASSES[block_type](
+                name, data_of.get(name), self.ctx, topo.inlets[name], topo.outlets[name]
+            )
+            for name, block_type in topo.block_types.items()
+        }
+
+    def solve(self) -> Solution:
+        """Compute every stream: feeds from stream_data, then blocks in order, loops to convergence."""
+        stream_data = self.config.get("stream_data", {})
+        streams: dict[str, Stream] = {
+            name: feed_stream(self.package, self.cids, name, stream_data[name])
+            for name in self.topology.feeds
+        }
+        loops: list[LoopReport] = []
+        for step in self.steps:
+            if step.tears:
+                loops.append(self._solve_loop(step, streams, stream_data))
+            else:
+                self._run_block(step.blocks[0], streams)
+        return Solution(streams, self.blocks, loops)
+
+    def _run_block(self, name: str, streams: dict[str, Stream]) -> None:
+        block = self.blocks[name]
+        feeds = {port: [streams[s] for s in names] for port, names in block.inlets.items()}
+        outlets = block.run(feeds)
+        streams.update(outlets)
+
+    def _solve_loop(self, step: Step, streams: dict[str, Stream], stream_data: dict[str, Any]) -> LoopReport:
+        n = len(self.cids)
+        width = n + 3  # component flows, T, P, vapour fraction
+        tears = step.tears
+        for tear in tears:
+            if tear in stream_data:
+                streams[tear] = feed_stream(self.package, self.cids, tear, stream_data[tear])
+            else:
+                streams[tear] = Stream(tear, np.zeros(n), 298.15, 101325.0, None)
+
+        def pack() -> np.ndarray:
+            return np.concatenate(
+                [np.r_[streams[t].flows, streams[t].T, streams[t].P, streams[t].VF] for t in tears]
+            )
+
+        def unpack(x: np.ndarray) -> None:
+            for k, tear in enumerate(tears):
+                part = x[k * width : (k + 1) * width]
+                flows, T, P, VF = (
+                    np.maximum(part[:n], 0.0),
+                    part[n],
+                    part[n + 1],
+                    min(max(part[n + 2], 0.0), 1.0),
+                )
+                where = f"tear stream {tear}"
+                if flows.sum() > 0 and 0.0 < VF < 1.0 and np.count_nonzero(flows) == 1:
+                    streams[tear] = flash_stream(self.package, tear, flows, where, P=P, VF=VF)
+                else:
+                    streams[tear] = flash_stream(self.package, tear, flows, where, T=T, P=P)
+
+        def evaluate(x: np.ndarray) -> np.ndarray:
+            unpack(x)
+            for name in step.blocks:
+                self._run_block(name, streams)
+            return pack()
+
+        def scale(g: np.ndarray) -> np.ndarray:
+            out = np.empty_like(g)
+            total_feed = sum(streams[s].total for s in self.topology.feeds) or 1.0
+            for k in range(len(tears)):
+                part = g[k * width : (k + 1) * width]
+                out[k * width : k * width + n] = max(part[:n].sum(), 1e-9 * total_feed)
+                out[k * width + n] = part[n]
+                out[k * width + n + 1] = part[n + 1]
+                out[k * width + n + 2] = 1.0
+            return out
+
+        return converge(pack(), evaluate, scale, self.settings, tears)

@@ -1,0 +1,486 @@
+"""Property packages: components from the `chemicals` database, Aspen method names mapped to `thermo` models."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from simulator_mock.errors import (
+    ComponentDataError,
+    FlashError,
+    OutOfBoundsError,
+    UnknownComponentError,
+    UnknownPropertyMethodError,
+)
+
+#: Aspen property method names -> (liquid model, vapour model).
+METHODS: dict[str, tuple[str, str]] = {
+    "IDEAL": ("ideal-solution", "ideal-gas"),
+    "NRTL": ("NRTL", "ideal-gas"),
+    "UNIFAC": ("UNIFAC", "ideal-gas"),
+    "PENG-ROB": ("PR", "PR"),
+    "RK-SOAVE": ("SRK", "SRK"),
+}
+#: Other spellings accepted for the same methods.
+METHOD_ALIASES: dict[str, str] = {
+    "PR": "PENG-ROB",
+    "PENGROB": "PENG-ROB",
+    "RKS": "RK-SOAVE",
+    "SRK": "RK-SOAVE",
+}
+
+#: Bounds of any flash; outside them the correlations are meaningless.
+T_MIN_K, T_MAX_K = 10.0, 3000.0
+P_MIN_PA, P_MAX_PA = 1.0, 1e8
+
+#: Mole fractions below this are treated as absent (flashed on the remaining subset).
+TRACE = 1e-15
+
+
+def canonical_method(name: str) -> str:
+    """Aspen method name in canonical spelling.
+
+    Raises:
+        UnknownPropertyMethodError: not one of the supported methods.
+    """
+    key = name.strip().upper()
+    key = METHOD_ALIASES.get(key, key)
+    if key not in METHODS:
+        raise UnknownPropertyMethodError(
+            f"property_methods: unknown property method {name!r}; supported: {', '.join(METHODS)}"
+        )
+    return key
+
+
+@lru_cache(maxsize=4096)
+def _cas_from_any(identifier: str) -> str | None:
+    from chemicals.identifiers import CAS_from_any
+
+    try:
+        return CAS_from_any(identifier)
+    except Exception:  # chemicals raises ValueError, and other types for odd strings
+        return None
+
+
+def resolve_component(
+    cid: str, name: str | None, cas_number: str | None, database_name: str | None = None
+) -> tuple[str, list[str]]:
+    """CAS number of a component given by CAS number, name or database name.
+
+    Returns:
+        (CAS, warnings); a warning when name and CAS number point to different chemicals.
+
+    Raises:
+        UnknownComponentError: no identifier resolves in the database.
+    """
+    warnings: list[str] = []
+    tried: list[str] = []
+    cas: str | None = None
+    if cas_number:
+        tried.append(f"cas_number {cas_number!r}")
+        cas = _cas_from_any(cas_number.strip())
+    for ident in (name, database_name):
+        if cas is None and ident:
+            tried.append(repr(ident))
+            cas = _cas_from_any(ident.strip())
+    if cas is None:
+        what = " / ".join(tried) if tried else "no name or cas_number"
+        raise UnknownComponentError(f"components[{cid}]: {what} not found in the chemicals database")
+    if cas_number and name:
+        by_name = _cas_from_any(name.strip())
+        if by_name is not None and by_name != cas:
+            warnings.append(
+                f"component {cid}: name {name!r} is CAS {by_name} but cas_number is {cas}; cas_number used"
+            )
+    return cas, warnings
+
+
+@lru_cache(maxsize=64)
+def _constants_and_correlations(CASs: tuple[str, ...]) -> tuple[Any, Any]:
+    from thermo import ChemicalConstantsPackage
+
+    return ChemicalConstantsPackage.from_IDs(list(CASs))
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseState:
+    """Intensive state of a material stream after a flash (all SI; H on formation basis).
+
+    Attributes:
+        T: temperature [K]. P: pressure [Pa]. VF: vapour mole fraction [-].
+        H: molar enthalpy, ideal-gas elements at 298.15 K as zero (Aspen's basis) [J/mol].
+        S: molar entropy [J/mol/K]. V: molar volume [m3/mol].
+        zs, xs, ys: overall, liquid and vapour mole fractions (full component vectors).
+        V_liquid: molar volume of the liquid phase [m3/mol], None when no liquid.
+    """
+
+    T: float
+    P: float
+    VF: float
+    H: float
+    S: float
+    V: float
+    zs: np.ndarray
+    xs: np.ndarray
+    ys: np.ndarray
+    V_liquid: float | None
+
+
+class PhaseModels:
+    """Thermo phase objects and flasher for one subset of a package's components."""
+
+    def __init__(self, gas: Any, liquid: Any, flasher: Any, Hfs: np.ndarray) -> None:
+        self.gas = gas
+        self.liquid = liquid
+        self.flasher = flasher
+        self.Hfs = Hfs
+        self.ideal_gas = type(gas).__name__ == "IdealGas"
+
+    def liquid_props(self, T: float, P: float, xs: list[float]) -> tuple[np.ndarray, np.ndarray, float]:
+        """(ln fugacity coefficients, their T derivatives, H formation basis) of the liquid."""
+        phase = self.liquid.to(T=T, P=P, zs=xs)
+        H = phase.H() + float(np.dot(xs, self.Hfs))
+        return np.asarray(phase.lnphis()), np.asarray(phase.dlnphis_dT()), H
+
+    def gas_props(self, T: float, P: float, ys: list[float]) -> tuple[np.ndarray, np.ndarray, float]:
+        """(ln fugacity coefficients, their T derivatives, H formation basis) of the vapour."""
+        phase = self.gas.to(T=T, P=P, zs=ys)
+        H = phase.H() + float(np.dot(ys, self.Hfs))
+        if self.ideal_gas:
+            zero = np.zeros(len(ys))
+            return zero, zero, H
+        return np.asarray(phase.lnphis()), np.asarray(phase.dlnphis_dT()), H
+
+
+class PropertyPackage:
+    """A component list with one Aspen property method, able to flash any composition of it.
+
+    Build through :func:`get_property_package`, which caches packages per (CAS numbers, method).
+
+    Attributes:
+        CASs: CAS numbers in config order. names: database names. MWs: g/mol.
+        Hfs: ideal-gas formation enthalpies at 298.15 K [J/mol]. atoms: element counts.
+        method: canonical Aspen method name. liquid_model: model actually used for the liquid.
+        warnings: what the build had to substitute (missing NRTL pairs, caloric basis).
+    """
+
+    def __init__(self, CASs: tuple[str, ...], method: str) -> None:
+        self.CASs = CASs
+        self.method = method
+        constants, correlations = _constants_and_correlations(CASs)
+        self.constants = constants
+        self.correlations = correlations
+        self.names: list[str] = list(constants.names)
+        self.MWs = np.asarray(constants.MWs, dtype=float)
+        self.warnings: list[str] = []
+        Hfs = []
+        for name, Hf in zip(self.names, constants.Hfgs, strict=True):
+            if Hf is None:
+                self.warnings.append(f"{name}: no formation enthalpy in the database; 0 used")
+                Hf = 0.0
+            Hfs.append(Hf)
+        self.Hfs = np.asarray(Hfs, dtype=float)
+        self.atoms: list[dict[str, int]] = [dict(a or {}) for a in constants.atomss]
+        self._check_data()
+        self.liquid_model, self.caloric_basis = self._choose_liquid_model()
+        self._models: dict[tuple[int, ...], PhaseModels] = {}
+
+    # ---- build ---------------------------------------------------------------------------------
+
+    def _check_data(self) -> None:
+        c, p = self.constants, self.correlations
+        needs: dict[str, list[Any]] = {
+            "molecular weight": list(c.MWs),
+            "ideal-gas heat capacity": [obj.method for obj in p.HeatCapacityGases],
+        }
+        liquid, gas = METHODS[self.method]
+        if gas in ("PR", "SRK"):
+            needs.update({"critical temperature": list(c.Tcs), "critical pressure": list(c.Pcs)})
+            needs["acentric factor"] = list(c.omegas)
+        else:
+            needs["vapor pressure"] = [obj.method for obj in p.VaporPressures]
+        for what, values in needs.items():
+            for name, value in zip(self.names, values, strict=True):
+                if value is None:
+                    raise ComponentDataError(
+                        f"component {name}: the database has no {what}, needed by {self.method}"
+                    )
+
+    def _choose_liquid_model(self) -> tuple[str, str]:
+        liquid, _ = METHODS[self.method]
+        if liquid in ("PR", "SRK"):
+            return liquid, "eos"
+        caloric = "Hvap"
+        if any(obj.method is None for obj in self.correlations.EnthalpyVaporizations):
+            caloric = "Psat"
+            self.warnings.append(
+                "liquid enthalpy from the vapour-pressure curve (no enthalpy of vaporization data for all "
+                "components)"
+            )
+        if liquid != "NRTL" or len(self.CASs) < 2:
+            return liquid, caloric
+        from thermo.interaction_parameters import IPDB
+
+        missing = []
+        for i in range(len(self.CASs)):
+            for j in range(i + 1, len(self.CASs)):
+                pair = [self.CASs[i], self.CASs[j]]
+                if not (
+                    IPDB.has_ip_specific("ChemSep NRTL", pair, "bij")
+                    and IPDB.has_ip_specific("ChemSep NRTL", pair[::-1], "bij")
+                ):
+                    missing.append(f"{self.names[i]}/{self.names[j]}")
+        if not missing:
+            return "NRTL", caloric
+        if all(groups for groups in self.constants.UNIFAC_groups):
+            self.warnings.append(
+                f"NRTL: no ChemSep binary parameters for {', '.join(missing)}; the liquid phase uses "
+                "UNIFAC (original) instead"
+            )
+            return "UNIFAC", caloric
+        self.warnings.append(
+            f"NRTL: no ChemSep binary parameters for {', '.join(missing)} and no UNIFAC groups for every "
+            "component; those pairs are treated as ideal"
+        )
+        return "NRTL", caloric
+
+    def models(self, idx: tuple[int, ...]) -> PhaseModels:
+        """Phase models and flasher for the components at positions ``idx`` (cached)."""
+        models = self._models.get(idx)
+        if models is None:
+            models = self._build_models(idx)
+            self._models[idx] = models
+        return models
+
+    def _build_models(self, idx: tuple[int, ...]) -> PhaseModels:
+        from thermo import (
+            PRMIX,
+            SRKMIX,
+            CEOSGas,
+            CEOSLiquid,
+            FlashPureVLS,
+            FlashVL,
+            GibbsExcessLiquid,
+            IdealGas,
+        )
+
+        full = len(idx) == len(self.CASs)
+        constants = self.constants if full else self.constants.subset(list(idx))
+        correlations = self.correlations if full else self.correlations.subset(list(idx))
+        CASs = [self.CASs[i] for i in idx]
+        n = len(idx)
+        zs = [1.0 / n] * n
+        T, P = 298.15, 101325.0
+        _, gas_kind = METHODS[self.method]
+        if gas_kind in ("PR", "SRK"):
+            from thermo.interaction_parameters import IPDB
+
+            kijs = (
+                IPDB.get_ip_asymmetric_matrix("ChemSep PR", CASs, "kij")
+                if gas_kind == "PR"
+                else [[0.0] * n for _ in range(n)]
+            )
+            eos_kwargs = {
+                "Tcs": constants.Tcs,
+                "Pcs": constants.Pcs,
+                "omegas": constants.omegas,
+                "kijs": kijs,
+            }
+            eos = PRMIX if gas_kind == "PR" else SRKMIX
+            common = {"HeatCapacityGases": correlations.HeatCapacityGases, "T": T, "P": P, "zs": zs}
+            gas = CEOSGas(eos, eos_kwargs, **common)
+            liquid = CEOSLiquid(eos, eos_kwargs, **common)
+        else:
+            gas = IdealGas(HeatCapacityGases=correlations.HeatCapacityGases, T=T, P=P, zs=zs)
+            liquid = GibbsExcessLiquid(
+                VaporPressures=correlations.VaporPressures,
+                HeatCapacityGases=correlations.HeatCapacityGases,
+                VolumeLiquids=correlations.VolumeLiquids,
+                EnthalpyVaporizations=correlations.EnthalpyVaporizations,
+                GibbsExcessModel=self._excess_model(constants, CASs, T, zs),
+                equilibrium_basis="Psat",
+                caloric_basis=self.caloric_basis,
+                T=T,
+                P=P,
+                zs=zs,
+            )
+        if n == 1:
+            flasher = FlashPureVLS(constants, correlations, liquids=[liquid], gas=gas, solids=[])
+        else:
+            flasher = FlashVL(constants, correlations, liquid=liquid, gas=gas)
+        return PhaseModels(gas, liquid, flasher, self.Hfs[list(idx)])
+
+    def _excess_model(self, constants: Any, CASs: list[str], T: float, zs: list[float]) -> Any:
+        from thermo import NRTL, UNIFAC, IdealSolution
+
+        n = len(CASs)
+        if n == 1 or self.liquid_model == "ideal-solution":
+            return IdealSolution(T=T, xs=zs)
+        if self.liquid_model == "NRTL":
+            from thermo.interaction_parameters import IPDB
+
+            tau_bs = IPDB.get_ip_asymmetric_matrix("ChemSep NRTL", CASs, "bij")
+            alpha_cs = IPDB.get_ip_asymmetric_matrix("ChemSep NRTL", CASs, "alphaij")
+            return NRTL(T=T, xs=zs, tau_bs=tau_bs, alpha_cs=alpha_cs)
+        from thermo.unifac import UFIP, UFSG
+
+        return UNIFAC.from_subgroups(
+            T=T, xs=zs, chemgroups=constants.UNIFAC_groups, subgroups=UFSG, interaction_data=UFIP, version=0
+        )
+
+    # ---- flashes -------------------------------------------------------------------------------
+
+    def flash(self, zs: np.ndarray, where: str, **spec: float) -> PhaseState:
+        """Equilibrium state of composition ``zs`` at two specs among T, P, VF, H, S.
+
+        Args:
+            zs: mole fractions (full component vector, sums to 1).
+            where: what is being flashed, named in error messages (e.g. "block H1 outlet").
+            spec: two of T [K], P [Pa], VF [-], H [J/mol, formation basis], S [J/mol/K].
+
+        Raises:
+            OutOfBoundsError: T or P outside physical bounds.
+            FlashError: thermo failed or returned a non-physical answer.
+        """
+        return self._flash(zs, where, False, spec)[0]
+
+    def flash_split(
+        self, zs: np.ndarray, where: str, **spec: float
+    ) -> tuple[PhaseState, PhaseState | None, PhaseState | None]:
+        """Like :meth:`flash`, plus the states of the vapour and the liquid phase (None when absent).
+
+        The phase states come from the same equilibrium, so the phase enthalpies add up exactly to the
+        bulk enthalpy (a flash drum's energy balance closes to rounding).
+        """
+        return self._flash(zs, where, True, spec)
+
+    def _flash(
+        self, zs: np.ndarray, where: str, split: bool, spec: dict[str, float]
+    ) -> tuple[PhaseState, PhaseState | None, PhaseState | None]:
+        _check_bounds(where, spec)
+        idx = tuple(int(i) for i in np.flatnonzero(zs > TRACE))
+        if not idx:
+            raise FlashError(f"{where}: cannot flash a stream with no components")
+        models = self.models(idx)
+        sub = zs[list(idx)]
+        sub = sub / sub.sum()
+        kwargs = dict(spec)
+        if "H" in kwargs:
+            kwargs["H"] = kwargs["H"] - float(np.dot(sub, models.Hfs))
+        if len(idx) > 1:
+            kwargs["zs"] = sub.tolist()
+        try:
+            res = models.flasher.flash(**kwargs)
+            state = self._state(res, idx, models, sub)
+            vapor = liquid = None
+            if split:
+                if res.gas is not None and state.VF > 0.0:
+                    vapor = self._phase_state(res.gas, idx, models, 1.0)
+                if res.liquid_count and state.VF < 1.0:
+                    liquid = self._phase_state(res.liquid0, idx, models, 0.0)
+        except (OutOfBoundsError, FlashError):
+            raise
+        except Exception as exc:
+            described = ", ".join(f"{k}={_fmt(k, v)}" for k, v in spec.items())
+            raise FlashError(f"{where}: flash at {described} failed ({type(exc).__name__}: {exc})") from None
+        _check_bounds(where, {"T": state.T, "P": state.P}, computed=True)
+        return state, vapor, liquid
+
+    def _phase_state(self, phase: Any, idx: tuple[int, ...], models: PhaseModels, VF: float) -> PhaseState:
+        zs = np.zeros(len(self.CASs))
+        zs[list(idx)] = phase.zs
+        H = float(phase.H()) + float(np.dot(phase.zs, models.Hfs))
+        V = float(phase.V())
+        return PhaseState(
+            T=float(phase.T),
+            P=float(phase.P),
+            VF=VF,
+            H=H,
+            S=float(phase.S()),
+            V=V,
+            zs=zs,
+            xs=zs,
+            ys=zs,
+            V_liquid=None if VF else V,
+        )
+
+    def _state(self, res: Any, idx: tuple[int, ...], models: PhaseModels, sub: np.ndarray) -> PhaseState:
+        n = len(self.CASs)
+        T, P = float(res.T), float(res.P)
+        VF = float(res.VF)
+        if not (math.isfinite(T) and math.isfinite(P) and math.isfinite(VF)) or not -1e-9 <= VF <= 1 + 1e-9:
+            raise FlashError(f"non-physical flash result T={T} P={P} VF={VF}")
+        VF = min(max(VF, 0.0), 1.0)
+        zs = np.zeros(n)
+        zs[list(idx)] = sub
+        xs, ys = zs.copy(), zs.copy()
+        V_liquid = None
+        liquid = res.liquid0 if res.liquid_count else None
+        gas = res.gas
+        if liquid is not None:
+            xs = np.zeros(n)
+            xs[list(idx)] = liquid.zs
+            V_liquid = float(liquid.V())
+        if gas is not None:
+            ys = np.zeros(n)
+            ys[list(idx)] = gas.zs
+        H = float(res.H()) + float(np.dot(sub, models.Hfs))
+        return PhaseState(
+            T=T,
+            P=P,
+            VF=VF,
+            H=H,
+            S=float(res.S()),
+            V=float(res.V()),
+            zs=zs,
+            xs=xs,
+            ys=ys,
+            V_liquid=V_liquid,
+        )
+
+
+def _fmt(key: str, value: float) -> str:
+    if key == "T":
+        return f"{value - 273.15:.6g} C"
+    if key == "P":
+        return f"{value / 1e5:.6g} bar"
+    return f"{value:.6g}"
+
+
+def _check_bounds(where: str, spec: dict[str, float], computed: bool = False) -> None:
+    for key, value in spec.items():
+        if not math.isfinite(value):
+            raise OutOfBoundsError(f"{where}: {key} is not a finite number")
+    how = "results in" if computed else "asks for"
+    T = spec.get("T")
+    if T is not None and not T_MIN_K <= T <= T_MAX_K:
+        raise OutOfBoundsError(
+            f"{where}: {how} temperature {T - 273.15:.6g} C, outside {T_MIN_K - 273.15:.2f} .. "
+            f"{T_MAX_K - 273.15:.0f} C"
+        )
+    P = spec.get("P")
+    if P is not None and not P_MIN_PA <= P <= P_MAX_PA:
+        raise OutOfBoundsError(
+            f"{where}: {how} pressure {P / 1e5:.6g} bar, outside {P_MIN_PA / 1e5:g} .. {P_MAX_PA / 1e5:g} bar"
+        )
+    VF = spec.get("VF")
+    if VF is not None and not 0.0 <= VF <= 1.0:
+        raise OutOfBoundsError(f"{where}: vapor fraction {VF:g} outside 0 .. 1")
+
+
+@lru_cache(maxsize=32)
+def get_property_package(CASs: tuple[str, ...], method: str) -> PropertyPackage:
+    """Cached property package for CAS numbers (in config order) and a canonical method name."""
+    return PropertyPackage(CASs, method)
+
+
+def warm_up() -> None:
+    """Load the chemical databases and thermo once, so the first request is not slow."""
+    _cas_from_any("water")
+    _cas_from_any("no-such-chemical-warm-up")
+    package = get_property_package(("7732-18-5",), "IDEAL")
+    package.flash(np.array([1.0]), "warm-up", T=300.0, P=101325.0)
