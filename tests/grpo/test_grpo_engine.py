@@ -77,6 +77,10 @@ def test_stop_tokens_end_the_completion(chat_model: torch.nn.Module, tokenizer: 
     assert stopped.finish_reason == "stop" and len(stopped.completion_ids) == 1 == len(stopped.logprobs)
     (ran_out,) = engine.generate([[5, 6]], SamplingParams(max_tokens=3, stop_token_ids=(10_000,)))
     assert ran_out.finish_reason == "length" and len(ran_out.completion_ids) == 3
+    (ignored,) = engine.generate(
+        [[5, 6]], SamplingParams(max_tokens=4, stop_token_ids=every_token, ignore_eos=True)
+    )
+    assert ignored.finish_reason == "length" and len(ignored.completion_ids) == 4
     assert engine.stop_token_ids == (tokenizer.eos_token_id,)
     with pytest.raises(ValueError, match="empty prompt"):
         engine.generate([[]], SamplingParams())

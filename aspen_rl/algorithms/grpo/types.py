@@ -18,7 +18,8 @@ class SamplingParams:
         temperature: Softmax temperature; 0 means greedy.
         top_p: Nucleus mass (1 disables).
         top_k: Top-k cut (0 disables).
-        stop_token_ids: Tokens that end a completion (kept as its last token).
+        stop_token_ids: Tokens that end a completion (kept as its last token); empty: the engine's eos.
+        ignore_eos: Never stop before ``max_tokens`` (benchmarks).
     """
 
     max_tokens: int = 256
@@ -26,6 +27,13 @@ class SamplingParams:
     top_p: float = 1.0
     top_k: int = 0
     stop_token_ids: tuple[int, ...] = ()
+    ignore_eos: bool = False
+
+    def stop_ids(self, default: tuple[int, ...]) -> tuple[int, ...]:
+        """The stop tokens in effect: none with ``ignore_eos``, else ours, else the engine's ``default``."""
+        if self.ignore_eos:
+            return ()
+        return tuple(self.stop_token_ids) or default
 
     @property
     def logprob_temperature(self) -> float:

@@ -103,7 +103,7 @@ class TransformersEngine(RolloutEngine):
         )
 
     def _generate(self, prompts: list[list[int]], sampling: SamplingParams) -> list[Generation]:
-        stop_ids = tuple(sampling.stop_token_ids) or self.stop_token_ids
+        stop_ids = sampling.stop_ids(self.stop_token_ids)
         results: list[Generation] = []
         was_training = self.model.training
         self.model.eval()

@@ -104,13 +104,14 @@ class VLLMEngine(RolloutEngine):
             top_k=sampling.top_k if sampling.top_k > 0 else -1,
             max_tokens=sampling.max_tokens,
             stop_token_ids=list(stop_ids),
+            ignore_eos=sampling.ignore_eos,
             logprobs=0,
             detokenize=False,
             skip_special_tokens=False,
         )
 
     def _generate(self, prompts: list[list[int]], sampling: SamplingParams) -> list[Generation]:
-        stop_ids = tuple(sampling.stop_token_ids) or self.stop_token_ids
+        stop_ids = sampling.stop_ids(self.stop_token_ids)
         params = self._sampling_params(sampling, stop_ids)
         inputs = [{"prompt_token_ids": p} for p in prompts]
         outputs = self._llm.generate(inputs, sampling_params=params, lora_request=self._lora, use_tqdm=False)
