@@ -378,8 +378,9 @@ class PropertyPackage:
             state = self._state(res, idx, models, sub)
             vapor = liquid = None
             if split:
-                if res.gas is not None and state.VF > 0.0:
-                    vapor = self._phase_state(res.gas, idx, models, 1.0)
+                gas = res.gas if res.gas is not None else (res.liquid0 if state.VF == 1.0 else None)
+                if gas is not None and state.VF > 0.0:
+                    vapor = self._phase_state(gas, idx, models, 1.0)
                 if res.liquid_count and state.VF < 1.0:
                     liquid = self._phase_state(res.liquid0, idx, models, 0.0)
         except (OutOfBoundsError, FlashError):
@@ -389,6 +390,12 @@ class PropertyPackage:
             raise FlashError(f"{where}: flash at {described} failed ({type(exc).__name__}: {exc})") from None
         _check_bounds(where, {"T": state.T, "P": state.P}, computed=True)
         return state, vapor, liquid
+
+    def _gas_like(self, res: Any, idx: tuple[int, ...], sub: np.ndarray) -> bool:
+        """A single cubic-EOS phase is vapour when above the pseudo-critical temperature or gas-like (Z > 0.5)."""
+        Tcs = np.asarray([self.constants.Tcs[i] for i in idx], dtype=float)
+        Z = float(res.P) * float(res.V()) / (8.314462618 * float(res.T))
+        return float(res.T) > float(np.dot(sub, Tcs)) or Z > 0.5
 
     def _phase_state(self, phase: Any, idx: tuple[int, ...], models: PhaseModels, VF: float) -> PhaseState:
         zs = np.zeros(len(self.CASs))
@@ -415,11 +422,13 @@ class PropertyPackage:
         if not (math.isfinite(T) and math.isfinite(P) and math.isfinite(VF)) or not -1e-9 <= VF <= 1 + 1e-9:
             raise FlashError(f"non-physical flash result T={T} P={P} VF={VF}")
         VF = min(max(VF, 0.0), 1.0)
+        if VF == 0.0 and res.gas is None and self.liquid_model in ("PR", "SRK") and self._gas_like(res, idx, sub):
+            VF = 1.0  # cubic EOS single phase labelled liquid by thermo's PIP test, but above Tc or gas-like
         zs = np.zeros(n)
         zs[list(idx)] = sub
         xs, ys = zs.copy(), zs.copy()
         V_liquid = None
-        liquid = res.liquid0 if res.liquid_count else None
+        liquid = res.liquid0 if res.liquid_count and VF < 1.0 else None
         gas = res.gas
         if liquid is not None:
             xs = np.zeros(n)
@@ -481,6 +490,5 @@ def get_property_package(CASs: tuple[str, ...], method: str) -> PropertyPackage:
 def warm_up() -> None:
     """Load the chemical databases and thermo once, so the first request is not slow."""
     _cas_from_any("water")
-    _cas_from_any("no-such-chemical-warm-up")
     package = get_property_package(("7732-18-5",), "IDEAL")
     package.flash(np.array([1.0]), "warm-up", T=300.0, P=101325.0)

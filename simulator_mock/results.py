@@ -95,13 +95,11 @@ def _balances(flowsheet: Flowsheet, solution: Solution) -> dict[str, Any]:
     if mass_error > max(MASS_CLOSURE, 10.0 * tolerance):
         raise BalanceError(
             f"flowsheet mass balance does not close: in {mass_in * 3600:.8g} kg/hr, out {mass_out * 3600:.8g} kg/hr "
-            f"(relative error {mass_error:.3g})",
-            error_type="MassBalanceNotClosed",
+            f"(relative error {mass_error:.3g})"
         )
     if energy_error > max(ENERGY_CLOSURE, 10.0 * tolerance):
         raise BalanceError(
-            f"flowsheet energy balance does not close: relative error {energy_error:.3g}",
-            error_type="EnergyBalanceNotClosed",
+            f"flowsheet energy balance does not close: relative error {energy_error:.3g}"
         )
     if mass_error > MASS_CLOSURE or energy_error > ENERGY_CLOSURE:
         flowsheet.warnings.append("balance closure limited by the loose recycle tolerance")

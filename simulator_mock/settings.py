@@ -1,0 +1,29 @@
+"""Service settings: one typed object, from CLI flags or SIMULATOR_MOCK_* environment variables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Settings of the simulator service.
+
+    Every field can be set with an environment variable ``SIMULATOR_MOCK_<FIELD>`` (e.g.
+    ``SIMULATOR_MOCK_RESULTS_DIR``) or the matching ``python -m simulator_mock`` flag.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="SIMULATOR_MOCK_", extra="ignore")
+
+    host: str = Field("127.0.0.1", description="Interface to bind; loopback unless told otherwise.")
+    port: int = Field(8002, ge=0, le=65535, description="TCP port (0 = any free port).")
+    results_dir: Path = Field(Path("results/simulator_mock"), description="Where <run_id>.json results are written.")
+    workers: int = Field(
+        2, ge=0, le=64, description="Engine worker processes; 0 runs simulations in one thread of the server process."
+    )
+    max_body_bytes: int = Field(1024 * 1024, gt=0, description="Largest accepted request body (bytes).")
+    request_timeout_s: float = Field(120.0, gt=0, description="A simulation still running after this is reported failed.")
+    results_cache_size: int = Field(1000, ge=0, description="Results kept in memory for GET /api/results.")
+    log_level: str = Field("warning", description="uvicorn log level.")
