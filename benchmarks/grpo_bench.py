@@ -103,12 +103,18 @@ def bench_generation(
     new_tokens: int,
     device: torch.device,
     label: str,
+    repeats: int = 3,
 ) -> tuple[Result, list[Generation]]:
     sampling = SamplingParams(max_tokens=new_tokens, temperature=1.0, ignore_eos=True)
-    engine.generate(prompts[:2], SamplingParams(max_tokens=4, ignore_eos=True))  # warm-up
-    generations, seconds = _timed(lambda: engine.generate(prompts, sampling), device)
+    engine.generate(prompts, sampling)  # warm-up
+    times = []
+    for _ in range(repeats):
+        generations, seconds = _timed(lambda: engine.generate(prompts, sampling), device)
+        times.append(seconds)
     tokens = sum(len(g.completion_ids) for g in generations)
-    return Result(name, f"generate ({label}, batch {len(prompts)})", tokens, seconds), generations
+    return Result(
+        name, f"generate ({label}, batch {len(prompts)})", tokens, statistics.median(times)
+    ), generations
 
 
 def bench_update(

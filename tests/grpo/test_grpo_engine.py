@@ -57,6 +57,21 @@ def test_engine_logprobs_equal_recomputed_logprobs(
     assert _max_diff(trainer, generations) < 1e-5
 
 
+def test_top_p_logprobs_are_those_of_the_truncated_distribution(
+    chat_model: torch.nn.Module, tokenizer: Any, cpu_config: GRPOConfig
+) -> None:
+    trainer = GRPOTrainer(cpu_config, model=chat_model)
+    engine = TransformersEngine(trainer.model, tokenizer)
+    torch.manual_seed(4)
+    generations = engine.generate(PROMPTS, SamplingParams(max_tokens=8, top_p=0.5, stop_token_ids=(0,)))
+    rows = _rows(generations)
+    for row, full in zip(rows, trainer.compute_logprobs(rows), strict=True):
+        mask = torch.tensor(row.loss_mask, dtype=torch.bool)
+        engine_lp = torch.tensor(row.engine_logprobs)[mask]
+        # renormalised over the nucleus: never below the full-softmax logprob, above it here
+        assert (engine_lp >= full[mask] - 1e-6).all() and (engine_lp > full[mask] + 1e-3).any()
+
+
 def test_checkpoint_generation_defaults_do_not_reshape_sampling(
     chat_model: torch.nn.Module, tokenizer: Any, cpu_config: GRPOConfig
 ) -> None:

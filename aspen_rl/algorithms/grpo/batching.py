@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import defaultdict
 
 from aspen_rl.algorithms.grpo.engine.base import RolloutEngine
@@ -84,5 +85,6 @@ class GenerationBatcher:
     def close(self) -> None:
         """Stop the worker task."""
         if self._worker is not None and not self._worker.done() and self._loop is not None:
-            self._loop.call_soon_threadsafe(self._worker.cancel)
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                self._loop.call_soon_threadsafe(self._worker.cancel)
         self._worker = None

@@ -1,10 +1,11 @@
-"""Rollouts with plain ``transformers`` generation (CPU or GPU), logprobs from the processed scores.
+"""Rollouts with plain ``transformers`` generation (CPU or GPU), logprobs of the sampling distribution.
 
-Logprobs are those of the sampling distribution actually used: ``log_softmax`` of the scores that
-``generate`` sampled from, i.e. after temperature, top-k and top-p (HF's ``output_scores``). With
+Logprobs are those of the distribution actually sampled from: temperature, top-k and top-p are applied
+by this engine's own logits processors, and a last processor keeps ``log_softmax`` of the processed
+scores until the next step reveals the sampled token (memory O(batch x vocab), not x steps). With
 ``top_p=1`` and ``top_k=0`` they equal the trainer's ``log_softmax(logits / temperature)``; greedy
-decoding (temperature 0) reports ``log_softmax(logits)``. The model's own ``generation_config`` (e.g.
-a checkpoint's repetition penalty or top-k 20) is ignored while sampling, so nothing else reshapes the
+decoding (temperature 0) reports ``log_softmax(logits)``. The model's own ``generation_config`` (e.g. a
+checkpoint's repetition penalty or top-k 20) is ignored while sampling, so nothing else reshapes the
 distribution.
 """
 
@@ -16,7 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from transformers import GenerationConfig, PreTrainedModel
+from transformers import (
+    GenerationConfig,
+    LogitsProcessor,
+    LogitsProcessorList,
+    PreTrainedModel,
+    TemperatureLogitsWarper,
+    TopKLogitsWarper,
+    TopPLogitsWarper,
+)
 
 from aspen_rl.algorithms.grpo.engine.base import RolloutEngine, WeightsSource
 from aspen_rl.algorithms.grpo.types import Generation, SamplingParams
@@ -37,6 +46,42 @@ def _neutral_generation_config(model: torch.nn.Module) -> Iterator[None]:
         yield
     finally:
         base.generation_config = saved
+
+
+class SampledLogprobs(LogitsProcessor):
+    """Last logits processor: records the logprob of each sampled token under the processed scores."""
+
+    def __init__(self) -> None:
+        self.steps: list[torch.Tensor] = []
+        self._previous: torch.Tensor | None = None
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        self._take(input_ids[:, -1])
+        self._previous = torch.log_softmax(scores.float(), dim=-1)
+        return scores
+
+    def _take(self, sampled: torch.Tensor) -> None:
+        if self._previous is not None:
+            self.steps.append(self._previous.gather(1, sampled.unsqueeze(1)).squeeze(1).cpu())
+            self._previous = None
+
+    def finish(self, sequences: torch.Tensor) -> torch.Tensor:
+        """``[batch, new_tokens]`` logprobs, once ``generate`` has returned the full sequences."""
+        self._take(sequences[:, -1])
+        return torch.stack(self.steps, dim=1)
+
+
+def _warpers(sampling: SamplingParams) -> list[LogitsProcessor]:
+    if sampling.temperature <= 0:
+        return []
+    warpers: list[LogitsProcessor] = []
+    if sampling.temperature != 1.0:
+        warpers.append(TemperatureLogitsWarper(sampling.temperature))
+    if sampling.top_k > 0:
+        warpers.append(TopKLogitsWarper(top_k=sampling.top_k))
+    if sampling.top_p < 1.0:
+        warpers.append(TopPLogitsWarper(top_p=sampling.top_p))
+    return warpers
 
 
 class TransformersEngine(RolloutEngine):
@@ -88,16 +133,15 @@ class TransformersEngine(RolloutEngine):
         return next(self.model.parameters()).device
 
     def _generation_config(self, sampling: SamplingParams, stop_ids: tuple[int, ...]) -> GenerationConfig:
-        greedy = sampling.temperature <= 0
+        # temperature/top-k/top-p are neutral here: our own warpers apply them (see ``_warpers``)
         return GenerationConfig(
-            do_sample=not greedy,
-            temperature=None if greedy else sampling.temperature,
-            top_p=None if greedy else sampling.top_p,
-            top_k=None if greedy else sampling.top_k,
+            do_sample=sampling.temperature > 0,
+            temperature=1.0,
+            top_p=1.0,
+            top_k=0,
             max_new_tokens=sampling.max_tokens,
             eos_token_id=list(stop_ids) if stop_ids else None,
             pad_token_id=self.pad_token_id,
-            output_scores=True,
             return_dict_in_generate=True,
             use_cache=True,
         )
@@ -112,13 +156,17 @@ class TransformersEngine(RolloutEngine):
                 config = self._generation_config(sampling, stop_ids)
                 for start in range(0, len(prompts), self.max_batch_size):
                     chunk = prompts[start : start + self.max_batch_size]
-                    results.extend(self._generate_chunk(chunk, config, stop_ids))
+                    results.extend(self._generate_chunk(chunk, config, sampling, stop_ids))
         finally:
             self.model.train(was_training)
         return results
 
     def _generate_chunk(
-        self, prompts: list[list[int]], config: GenerationConfig, stop_ids: tuple[int, ...]
+        self,
+        prompts: list[list[int]],
+        config: GenerationConfig,
+        sampling: SamplingParams,
+        stop_ids: tuple[int, ...],
     ) -> list[Generation]:
         width = max(len(p) for p in prompts)
         ids = torch.full((len(prompts), width), self.pad_token_id, dtype=torch.long)
@@ -126,13 +174,15 @@ class TransformersEngine(RolloutEngine):
         for i, prompt in enumerate(prompts):
             ids[i, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
             attention[i, width - len(prompt) :] = 1
+        recorder = SampledLogprobs()
         out = self.model.generate(
-            input_ids=ids.to(self.device), attention_mask=attention.to(self.device), generation_config=config
+            input_ids=ids.to(self.device),
+            attention_mask=attention.to(self.device),
+            generation_config=config,
+            logits_processor=LogitsProcessorList([*_warpers(sampling), recorder]),
         )
         new_tokens = out.sequences[:, width:].cpu()
-        # scores[t] is [batch, vocab]: the logits the t-th token was sampled from (after warpers).
-        logprobs = torch.stack([torch.log_softmax(s.float(), dim=-1) for s in out.scores], dim=1).cpu()
-        picked = logprobs.gather(-1, new_tokens.unsqueeze(-1)).squeeze(-1)
+        picked = recorder.finish(out.sequences)
         stops = set(stop_ids)
         generations = []
         for i, prompt in enumerate(prompts):
