@@ -47,10 +47,11 @@ class VLLMSettings(_Section):
     max_model_len: int | None = Field(
         None, description="Context length vLLM reserves KV cache for (None: model's)."
     )
-    logprobs_mode: str = Field(
+    logprobs_mode: str | None = Field(
         "processed_logprobs",
         description="vLLM's logprobs_mode: 'processed_logprobs' gives logprobs after temperature/top-p, "
-        "i.e. under the sampling distribution (vLLM's own default 'raw_logprobs' ignores temperature).",
+        "i.e. under the sampling distribution (vLLM's own default 'raw_logprobs' ignores temperature); "
+        "null: not passed (vLLM versions without the option).",
     )
     max_lora_rank: int = Field(64, gt=0, description="Largest adapter rank vLLM is prepared to hot-load.")
     enforce_eager: bool = Field(False, description="Disable CUDA graphs (slower, less memory, faster start).")
