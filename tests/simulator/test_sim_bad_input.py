@@ -1,0 +1,377 @@
+"""Every kind of bad input gives success false, an error_type and a message naming the culprit (never a 5xx)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from simulator_mock import SimulationError, run_config
+from simulator_mock.examples import column, feed, flash_drum, heater, pump, recycle, shortcut_column, valve
+
+Mutation = Callable[[dict[str, Any]], None]
+
+
+def _set(path: str, value: Any) -> Mutation:
+    def mutate(config: dict[str, Any]) -> None:
+        *parents, last = path.split("/")
+        node = config
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        node[int(last) if isinstance(node, list) else last] = value
+
+    return mutate
+
+
+def _drop(path: str) -> Mutation:
+    def mutate(config: dict[str, Any]) -> None:
+        *parents, last = path.split("/")
+        node = config
+        for key in parents:
+            node = node[key]
+        del node[last]
+
+    return mutate
+
+
+FEED_T = "stream_data/FEED/temperature/TEMP_VALUE"
+H1_SPEC = "blocks_Heater_data/H1/SPEC_DATA"
+
+# (case, base config, mutation, error_type, status, words the message must contain)
+CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[str]]] = [
+    (
+        "unknown component",
+        heater,
+        _set("components/0", {"cid": "X", "name": "unobtainium"}),
+        "UnknownComponent",
+        400,
+        ["X", "unobtainium"],
+    ),
+    (
+        "unknown CAS number",
+        heater,
+        _set("components/0", {"cid": "WATER", "cas_number": "1234-56-7"}),
+        "UnknownComponent",
+        400,
+        ["1234-56-7"],
+    ),
+    (
+        "unknown property method",
+        heater,
+        _set("property_methods/0/method_name", "SUPERTRAPP"),
+        "UnknownPropertyMethod",
+        400,
+        ["method_name", "SUPERTRAPP"],
+    ),
+    (
+        "two basis methods",
+        heater,
+        _set("property_methods", [{"method_name": "NRTL"}, {"method_name": "IDEAL"}]),
+        "UnknownPropertyMethod",
+        400,
+        ["is_basis_method"],
+    ),
+    (
+        "stream to a missing block",
+        heater,
+        _set("block_connections/H9", {"FEED": "F(IN)"}),
+        "UnknownBlock",
+        400,
+        ["H9"],
+    ),
+    (
+        "undeclared stream",
+        heater,
+        _set("block_connections/H1/GHOST", "P(OUT)"),
+        "UnknownStream",
+        400,
+        ["GHOST"],
+    ),
+    (
+        "missing port",
+        heater,
+        _set("block_connections/H1/PROD", "V(OUT)"),
+        "UnknownPort",
+        400,
+        ["H1", "V(OUT)", "P(OUT)"],
+    ),
+    (
+        "block without outlet",
+        heater,
+        _set("block_connections/H1", {"FEED": "F(IN)"}),
+        "BlockWithoutOutlet",
+        400,
+        ["H1"],
+    ),
+    (
+        "flash drum without liquid outlet",
+        flash_drum,
+        _drop("block_connections/F1/LIQ"),
+        "MissingPort",
+        400,
+        ["F1", "L(OUT)"],
+    ),
+    (
+        "feed without stream_data",
+        heater,
+        _set("stream_data", {}),
+        "MissingStreamData",
+        400,
+        ["FEED", "stream_data"],
+    ),
+    (
+        "stream_data of a missing stream",
+        heater,
+        _set("stream_data/NOPE", feed(25.0, 1.0, {"WATER": 1.0})),
+        "UnknownStream",
+        400,
+        ["NOPE"],
+    ),
+    (
+        "unconnected stream",
+        heater,
+        _set("streams", [{"name": "FEED"}, {"name": "PROD"}, {"name": "LOST"}]),
+        "UnconnectedStream",
+        400,
+        ["LOST"],
+    ),
+    (
+        "duplicate block",
+        heater,
+        _set("blocks", [{"name": "H1", "type": "Heater"}, {"name": "H1", "type": "Mixer"}]),
+        "DuplicateName",
+        400,
+        ["H1"],
+    ),
+    (
+        "negative component flow",
+        heater,
+        _set("stream_data/FEED/flow/FLOW_VALUE/WATER", -5.0),
+        "SchemaValidationError",
+        400,
+        ["stream_data.FEED.flow.FLOW_VALUE.WATER", "minimum"],
+    ),
+    (
+        "negative total flow",
+        heater,
+        _set(
+            "stream_data/FEED/flow", {"BASIS": "MOLE-FRAC", "TOTFLOW_VALUE": -1, "FLOW_VALUE": {"WATER": 1}}
+        ),
+        "SchemaValidationError",
+        400,
+        ["TOTFLOW_VALUE"],
+    ),
+    (
+        "zero flow",
+        heater,
+        _set("stream_data/FEED/flow/FLOW_VALUE/WATER", 0.0),
+        "InvalidSpecification",
+        400,
+        ["stream_data.FEED.flow"],
+    ),
+    (
+        "unknown component in a feed",
+        heater,
+        _set("stream_data/FEED/flow/FLOW_VALUE/ETOH", 1.0),
+        "InvalidSpecification",
+        400,
+        ["ETOH"],
+    ),
+    (
+        "NaN",
+        heater,
+        _set(FEED_T, float("nan")),
+        "InvalidNumber",
+        400,
+        ["stream_data.FEED.temperature.TEMP_VALUE"],
+    ),
+    (
+        "infinity",
+        heater,
+        _set(f"{H1_SPEC}/TEMP_VALUE", float("inf")),
+        "InvalidNumber",
+        400,
+        ["blocks_Heater_data.H1.SPEC_DATA.TEMP_VALUE"],
+    ),
+    (
+        "unknown unit",
+        heater,
+        _set("stream_data/FEED/pressure/PRES_UNITS", "bara"),
+        "UnknownUnit",
+        400,
+        ["PRES_UNITS", "bara"],
+    ),
+    (
+        "unknown duty unit",
+        heater,
+        _set(H1_SPEC, {"SPEC_OPT": "PQ", "PRES_VALUE": 1, "DUTY_VALUE": 5, "DUTY_UNITS": "BTU"}),
+        "UnknownUnit",
+        400,
+        ["DUTY_UNITS"],
+    ),
+    (
+        "below absolute zero",
+        heater,
+        _set(FEED_T, -300.0),
+        "OutOfPhysicalBounds",
+        400,
+        ["FEED", "temperature"],
+    ),
+    (
+        "heater far too hot",
+        heater,
+        _set(f"{H1_SPEC}/TEMP_VALUE", 5000.0),
+        "OutOfPhysicalBounds",
+        400,
+        ["H1", "temperature"],
+    ),
+    (
+        "pressure drop above inlet pressure",
+        heater,
+        _set(f"{H1_SPEC}/PRES_VALUE", -3.0),
+        "OutOfPhysicalBounds",
+        400,
+        ["H1", "PRES_VALUE"],
+    ),
+    (
+        "vapor fraction above one",
+        heater,
+        _set(H1_SPEC, {"SPEC_OPT": "PV", "PRES_VALUE": 1, "VFRAC_VALUE": 1.5}),
+        "SchemaValidationError",
+        400,
+        ["VFRAC_VALUE"],
+    ),
+    (
+        "zero pressure",
+        heater,
+        _set("stream_data/FEED/pressure/PRES_VALUE", 0),
+        "SchemaValidationError",
+        400,
+        ["PRES_VALUE"],
+    ),
+    (
+        "missing block spec",
+        heater,
+        _drop("blocks_Heater_data"),
+        "InvalidSpecification",
+        400,
+        ["H1", "blocks_Heater_data"],
+    ),
+    (
+        "spec for a block of another type",
+        heater,
+        _set("blocks_Mixer_data", {"H1": {}}),
+        "InvalidSpecification",
+        400,
+        ["blocks_Mixer_data.H1"],
+    ),
+    (
+        "unsupported block type",
+        heater,
+        _set("blocks/0/type", "RGibbs"),
+        "UnsupportedBlockType",
+        400,
+        ["RGibbs"],
+    ),
+    (
+        "valve raising the pressure",
+        valve,
+        _set("blocks_Valve_data/V1/JOB_DATA/P_OUT_VALUE", 10),
+        "InfeasibleSpecification",
+        422,
+        ["V1", "above the inlet"],
+    ),
+    ("pump fed with vapour", pump, _set(FEED_T, 150.0), "InfeasibleSpecification", 422, ["P1", "vapour"]),
+    (
+        "reflux below minimum",
+        shortcut_column,
+        _set("blocks_DSTWU_data/C1/SPEC_DATA/RR", 0.5),
+        "InfeasibleSpecification",
+        422,
+        ["RR", "minimum"],
+    ),
+    (
+        "distillate above feed",
+        column,
+        _set("blocks_RadFrac_data/C1/CONFIG_DATA/OP_SPEC/1", {"BASIS_D_VALUE": 500}),
+        "InfeasibleSpecification",
+        422,
+        ["C1", "distillate"],
+    ),
+    (
+        "column feed without a stage",
+        column,
+        _set("blocks_RadFrac_data/C1/FEED_STAGE_DATA/0/FEED_STAGE", "OTHER"),
+        "InvalidSpecification",
+        400,
+        ["OTHER", "C1"],
+    ),
+    (
+        "recycle cap too low",
+        recycle,
+        _set("setup/convergence/max_iterations", 2),
+        "NotConverged",
+        422,
+        ["RECYCLE"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "base", "mutate", "error_type", "status", "words"), CASES, ids=[c[0] for c in CASES]
+)
+def test_bad_config(
+    case: str,
+    base: Callable[[], dict[str, Any]],
+    mutate: Mutation,
+    error_type: str,
+    status: int,
+    words: list[str],
+) -> None:
+    config = base()
+    mutate(config)
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    error = info.value
+    assert (error.error_type, error.status) == (error_type, status), error.message
+    for word in words:
+        assert word in error.message, (word, error.message)
+
+
+@pytest.mark.parametrize(
+    ("body", "error_type"),
+    [
+        (b"", "MalformedJSON"),
+        (b"{", "MalformedJSON"),
+        (b"[1, 2]", "MalformedJSON"),
+        (b"\xff\xfe{}", "MalformedJSON"),
+        (b"{}", "SchemaValidationError"),
+        (b'{"components": NaN}', "InvalidNumber"),
+        (b"[" * 100_000 + b"]" * 100_000, "MalformedJSON"),
+    ],
+)
+def test_bad_bodies_over_http(inproc: TestClient, body: bytes, error_type: str) -> None:
+    response = inproc.post(
+        "/run-aspen-simulation", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "success": False,
+        "error_type": error_type,
+        "error_message": response.json()["error_message"],
+    }
+    assert response.json()["error_message"]
+
+
+def test_http_status_follows_the_error(inproc: TestClient) -> None:
+    config = valve()
+    config["blocks_Valve_data"]["V1"]["JOB_DATA"]["P_OUT_VALUE"] = 10
+    response = inproc.post("/run-aspen-simulation", json=config)
+    assert response.status_code == 422
+    assert response.json()["error_type"] == "InfeasibleSpecification"
+    response = inproc.post("/run-aspen-simulation", content=b'{"a": Infinity}')
+    assert response.status_code == 400
+    assert response.json()["error_type"] == "InvalidNumber"
+    assert "a:" in response.json()["error_message"]

@@ -1,0 +1,291 @@
+"""Every block type on a small flowsheet: numbers against thermo's direct calculation, hand formulas and closure."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from simulator_mock import run_config
+from simulator_mock.examples import (
+    column,
+    combustion,
+    compressor,
+    flash_drum,
+    heat_exchanger,
+    heater,
+    process_train,
+    pump,
+    sep,
+    shortcut_column,
+    valve,
+)
+from sim_helpers import assert_closed, direct_flasher
+
+KMOL_HR = 1000.0 / 3600.0  # mol/s per kmol/hr
+
+
+def test_heater_duty_equals_thermo_enthalpy_change() -> None:
+    results = run_config(heater())
+    assert_closed(results)
+    flasher, _ = direct_flasher(["water"], "IDEAL")
+    dH = flasher.flash(T=353.15, P=1e5).H() - flasher.flash(T=298.15, P=1e5).H()
+    duty = results["blocks"]["H1"]["duty_kW"]
+    assert duty == pytest.approx(100 * KMOL_HR * dH / 1000, rel=1e-9)
+    # textbook: liquid water c_p about 75.3 J/mol/K -> 115 kW; Aspen-style H_ig - H_vap basis within 4 %
+    assert duty == pytest.approx(100 * KMOL_HR * 75.3 * 55 / 1000, rel=0.04)
+    assert results["streams"]["PROD"]["enthalpy_flow_kW"] - results["streams"]["FEED"][
+        "enthalpy_flow_kW"
+    ] == (pytest.approx(duty, rel=1e-9))
+
+
+def test_flash2_matches_thermo_tp_flash() -> None:
+    results = run_config(flash_drum())
+    assert_closed(results)
+    flasher, _ = direct_flasher(["methanol", "water"], "NRTL")
+    direct = flasher.flash(T=353.15, P=101325, zs=[0.5, 0.5])
+    block, vap, liq = results["blocks"]["F1"], results["streams"]["VAP"], results["streams"]["LIQ"]
+    assert block["vapor_fraction"] == pytest.approx(direct.VF, rel=1e-9)
+    assert vap["mole_fractions"]["MEOH"] == pytest.approx(direct.gas.zs[0], rel=1e-9)
+    assert liq["mole_fractions"]["MEOH"] == pytest.approx(direct.liquid0.zs[0], rel=1e-9)
+    assert vap["molar_flow_kmol_hr"] + liq["molar_flow_kmol_hr"] == pytest.approx(100.0, rel=1e-12)
+    assert (vap["vapor_fraction"], liq["vapor_fraction"]) == (1.0, 0.0)
+    # methanol is the light component: enriched in the vapour
+    assert vap["mole_fractions"]["MEOH"] > 0.5 > liq["mole_fractions"]["MEOH"]
+
+
+def test_pump_work_is_volume_times_pressure_rise_over_efficiency() -> None:
+    from thermo import VolumeLiquid
+
+    results = run_config(pump())
+    assert_closed(results)
+    V = VolumeLiquid(CASRN="7732-18-5").T_dependent_property(298.15)  # m3/mol
+    fluid = 100 * KMOL_HR * V * 9e5  # W
+    block = results["blocks"]["P1"]
+    assert block["fluid_power_kW"] == pytest.approx(fluid / 1000, rel=1e-6)
+    assert block["power_kW"] == pytest.approx(fluid / 0.75 / 1000, rel=1e-6)
+    # textbook: 1.8 m3/h of water through 9 bar -> 0.45 kW hydraulic, head ~92 m
+    assert block["fluid_power_kW"] == pytest.approx(1.807 / 3600 * 9e5 / 1000, rel=0.01)
+    assert block["head_m"] == pytest.approx(9e5 / (997 * 9.80665), rel=0.01)
+    assert 0 < results["streams"]["HP"]["temperature_C"] - 25.0 < 0.5
+
+
+def test_valve_is_isenthalpic() -> None:
+    results = run_config(valve())
+    assert_closed(results)
+    feed, out = results["streams"]["FEED"], results["streams"]["OUT"]
+    assert out["enthalpy_flow_kW"] == pytest.approx(feed["enthalpy_flow_kW"], rel=1e-9)
+    assert out["pressure_bar"] == pytest.approx(1.01325)
+    assert 0 < out["vapor_fraction"] < 1
+    flasher, constants = direct_flasher(["methanol", "water"], "NRTL")
+    H_in = flasher.flash(T=368.15, P=5e5, zs=[0.3, 0.7]).H()
+    direct = flasher.flash(H=H_in, P=101325, zs=[0.3, 0.7])
+    assert out["temperature_C"] == pytest.approx(direct.T - 273.15, abs=1e-3)
+    assert out["vapor_fraction"] == pytest.approx(direct.VF, abs=1e-5)
+
+
+def test_compressor_against_thermo_isentropic_flash() -> None:
+    results = run_config(compressor())
+    assert_closed(results)
+    flasher, _ = direct_flasher(["methane"], "PENG-ROB")
+    inlet = flasher.flash(T=298.15, P=1e5)
+    ideal = flasher.flash(S=inlet.S(), P=5e5)
+    W = 100 * KMOL_HR * (ideal.H() - inlet.H()) / 0.75
+    block = results["blocks"]["C1"]
+    assert block["isentropic_outlet_temperature_C"] == pytest.approx(ideal.T - 273.15, abs=1e-3)
+    assert block["power_kW"] == pytest.approx(W / 1000, rel=1e-5)
+    # ideal-gas textbook check: T2s = T1 (P2/P1)^((k-1)/k) with k about 1.30 for methane
+    assert ideal.T == pytest.approx(298.15 * 5 ** (0.30 / 1.30), rel=0.03)
+    assert results["streams"]["HPGAS"]["temperature_C"] > block["isentropic_outlet_temperature_C"]
+
+
+def test_sep_applies_split_fractions() -> None:
+    results = run_config(sep())
+    assert_closed(results)
+    top, bot = results["streams"]["TOP"], results["streams"]["BOT"]
+    assert top["component_flows_kmol_hr"]["MEOH"] == pytest.approx(0.99 * 40.0, rel=1e-12)
+    assert top["component_flows_kmol_hr"]["WATER"] == pytest.approx(0.02 * 60.0, rel=1e-12)
+    assert bot["component_flows_kmol_hr"]["MEOH"] == pytest.approx(0.01 * 40.0, rel=1e-9)
+    assert top["temperature_C"] == bot["temperature_C"] == 50.0
+    assert results["blocks"]["S1"]["split_fractions"]["BOT"]["WATER"] == pytest.approx(0.98)
+
+
+def test_heatx_duty_lmtd_and_area() -> None:
+    results = run_config(heat_exchanger())
+    assert_closed(results)
+    s, block = results["streams"], results["blocks"]["E1"]
+    gained = s["COLDOUT"]["enthalpy_flow_kW"] - s["COLD"]["enthalpy_flow_kW"]
+    lost = s["HOT"]["enthalpy_flow_kW"] - s["HOTOUT"]["enthalpy_flow_kW"]
+    assert block["duty_kW"] == pytest.approx(gained, rel=1e-9) == pytest.approx(lost, rel=1e-6)
+    assert s["COLDOUT"]["temperature_C"] == 60.0
+    # hot stream is 1.5x the cold one: it cools by about 40/1.5 K (liquid c_p rises ~3 % from 40 to 77 C here)
+    assert s["HOTOUT"]["temperature_C"] == pytest.approx(90 - 40 / 1.5, abs=1.0)
+    dT1, dT2 = 90 - 60, s["HOTOUT"]["temperature_C"] - 20
+    lmtd = (dT1 - dT2) / math.log(dT1 / dT2)
+    assert block["lmtd_C"] == pytest.approx(lmtd, rel=1e-9)
+    assert block["area_m2"] == pytest.approx(block["duty_kW"] * 1000 / lmtd / 850, rel=1e-9)
+    assert results["balances"]["heat_duty_kW"] == 0.0  # heat stays inside the exchanger
+
+
+def test_heatx_temperature_cross_is_an_error() -> None:
+    from simulator_mock import SimulationError
+
+    config = heat_exchanger()
+    config["blocks_HeatX_data"]["E1"]["SPEC_DATA"]["TEMP_VALUE"] = 95
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert info.value.error_type == "InfeasibleSpecification"
+    assert "E1" in info.value.message and "cross" in info.value.message
+
+
+@pytest.mark.parametrize("adiabatic", [False, True])
+def test_rstoic_heat_of_reaction_and_atom_balance(adiabatic: bool) -> None:
+    from chemicals import Hfg
+
+    results = run_config(combustion(adiabatic))
+    assert_closed(results)
+    block = results["blocks"]["R1"]
+    dHr = (Hfg("124-38-9") + 2 * Hfg("7732-18-5") - Hfg("74-82-8")) / 1000
+    assert block["heat_of_reaction_kJ_mol"] == pytest.approx(dHr, rel=1e-12)
+    assert block["heat_of_reaction_kJ_mol"] == pytest.approx(-802.3, abs=1.0)  # methane LHV
+    assert block["conversion"] == 1.0
+    flue = results["streams"]["FLUE"]["component_flows_kmol_hr"]
+    assert flue["CH4"] == 0.0 and flue["CO2"] == pytest.approx(1.0) and flue["WATER"] == pytest.approx(2.0)
+    assert flue["O2"] == pytest.approx(1.0)
+    if adiabatic:
+        assert block["duty_kW"] == 0.0
+        # adiabatic flame temperature with 50 % excess air: about 1500 C
+        assert 1350 < block["outlet_temperature_C"] < 1700
+        assert results["streams"]["FLUE"]["vapor_fraction"] == 1.0
+    else:
+        # back at 25 C the heat released is the heat of reaction plus condensation of part of the water
+        assert block["duty_kW"] * 3.6 < -802.0
+        assert block["duty_kW"] * 3.6 > -802.0 - 2 * 44.0
+
+
+def test_rstoic_unbalanced_reaction_is_refused() -> None:
+    from simulator_mock import SimulationError
+
+    config = combustion()
+    config["blocks_RStoic_data"]["R1"]["REAC_DATA"]["REAC"][0]["COEF1_DATA"]["WATER"] = 1
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert info.value.error_type == "UnbalancedReaction"
+    assert "REAC[0]" in info.value.message and " H " in info.value.message
+
+
+def test_dstwu_fenske_underwood_gilliland() -> None:
+    results = run_config(shortcut_column())
+    assert_closed(results)
+    block = results["blocks"]["C1"]
+    alpha = block["relative_volatilities"]["BENZENE"]
+    assert 2.2 < alpha < 2.7  # benzene/toluene near 1 atm
+    n_min = math.log((0.99 / 0.01) * (0.99 / 0.01)) / math.log(alpha)
+    assert block["minimum_stages"] == pytest.approx(n_min + 1, rel=1e-9)  # + total condenser
+    assert block["reflux_ratio"] == pytest.approx(1.5 * block["minimum_reflux_ratio"], rel=1e-12)
+    # Underwood for a saturated-liquid binary feed: Rmin = (xD/zF - alpha (1-xD)/(1-zF)) / (alpha - 1)
+    assert block["minimum_reflux_ratio"] == pytest.approx(
+        (0.99 / 0.5 - alpha * 0.01 / 0.5) / (alpha - 1), rel=0.03
+    )
+    X = (block["reflux_ratio"] - block["minimum_reflux_ratio"]) / (block["reflux_ratio"] + 1)
+    Y = 0.75 * (1 - X**0.5668)
+    assert block["number_of_stages"] - 1 == pytest.approx((Y + n_min) / (1 - Y), rel=1e-9)
+    assert 1 < block["feed_stage"] < block["number_of_stages"]
+    d = results["streams"]["DIST"]["component_flows_kmol_hr"]
+    assert d["BENZENE"] == pytest.approx(49.5) and d["TOLUENE"] == pytest.approx(0.5)
+    hvap = 31.0  # kJ/mol, benzene/toluene around 85 C
+    expected_qc = -(block["reflux_ratio"] + 1) * 50 * hvap / 3.6
+    assert block["condenser_duty_kW"] == pytest.approx(expected_qc, rel=0.08)
+
+
+def test_radfrac_mesh_equations_hold_on_every_stage() -> None:
+    results = run_config(column())
+    assert_closed(results)
+    block = results["blocks"]["C1"]
+    profile = block["stage_profile"]
+    D, L0 = block["distillate_rate_kmol_hr"], profile[0]["liquid_flow_kmol_hr"]
+    assert L0 == pytest.approx(1.5 * D)
+    assert D == pytest.approx(50.0, rel=1e-6)
+    temperatures = [stage["temperature_C"] for stage in profile]
+    assert temperatures == sorted(temperatures)
+    flasher, _ = direct_flasher(["methanol", "water"], "NRTL")
+    for stage in profile[1:-1]:
+        x = [stage["x"]["MEOH"], stage["x"]["WATER"]]
+        bubble = flasher.flash(P=101325, VF=0, zs=x)  # E + S: stage T is the liquid's bubble point
+        assert stage["temperature_C"] == pytest.approx(bubble.T - 273.15, abs=1e-4)
+        assert stage["y"]["MEOH"] == pytest.approx(bubble.gas.zs[0], abs=1e-5)
+    for j in range(1, len(profile) - 1):
+        if j + 1 == 8:
+            continue  # feed stage
+        above, here, below = profile[j - 1], profile[j], profile[j + 1]
+        for c in ("MEOH", "WATER"):  # M: component balance of stage j
+            inflow = (
+                above["liquid_flow_kmol_hr"] * above["x"][c] + below["vapor_flow_kmol_hr"] * below["y"][c]
+            )
+            outflow = here["liquid_flow_kmol_hr"] * here["x"][c] + here["vapor_flow_kmol_hr"] * here["y"][c]
+            assert inflow == pytest.approx(outflow, abs=1e-5 * D)
+    top = results["streams"]["DIST"]
+    assert top["mole_fractions"]["MEOH"] > 0.98
+    assert results["streams"]["BTMS"]["mole_fractions"]["WATER"] > 0.98
+    # condenser: (R + 1) D of vapour condensed, methanol latent heat ~35.3 kJ/mol
+    assert block["condenser_duty_kW"] == pytest.approx(-(2.5 * 50 * 35.3) / 3.6, rel=0.03)
+    assert block["reboiler_duty_kW"] > 0
+
+
+def test_radfrac_reaches_the_dstwu_design() -> None:
+    """RadFrac with DSTWU's stages, feed stage and reflux gives about DSTWU's 99 % benzene overhead."""
+    design = run_config(shortcut_column())["blocks"]["C1"]
+    config = column(
+        stages=round(design["number_of_stages"]) + 1,
+        feed_stage=round(design["feed_stage"]),
+        reflux=design["reflux_ratio"],
+        d_to_f=0.5,
+    )
+    config["components"] = [
+        {"cid": "MEOH", "name": "benzene"},
+        {"cid": "WATER", "name": "toluene"},
+    ]
+    config["property_methods"] = [{"method_name": "IDEAL"}]
+    config["stream_data"]["FEED"]["temperature"]["TEMP_VALUE"] = 90.0
+    config["stream_data"]["FEED"]["pressure"]["PRES_VALUE"] = 1.01325
+    results = run_config(config)
+    assert_closed(results)
+    assert results["streams"]["DIST"]["mole_fractions"]["MEOH"] == pytest.approx(0.99, abs=0.008)
+
+
+@pytest.mark.parametrize(
+    ("method", "names", "flows", "condenser"),
+    [
+        ("PENG-ROB", ["n-pentane", "n-hexane", "n-heptane", "n-octane"], [20, 30, 30, 20], "TOTAL"),
+        ("NRTL", ["acetone", "methanol", "water"], [20, 30, 50], "PARTIAL-V"),
+        ("IDEAL", ["benzene", "toluene", "ethylbenzene", "o-xylene", "n-propylbenzene"], [20] * 5, "TOTAL"),
+    ],
+)
+def test_radfrac_multicomponent(method: str, names: list[str], flows: list[float], condenser: str) -> None:
+    config = column(stages=20, feed_stage=10, reflux=2.0, d_to_f=0.4)
+    cids = [f"C{k}" for k in range(len(names))]
+    config["components"] = [{"cid": c, "name": n} for c, n in zip(cids, names, strict=True)]
+    config["property_methods"] = [{"method_name": method}]
+    config["stream_data"]["FEED"]["flow"]["FLOW_VALUE"] = dict(zip(cids, flows, strict=True))
+    config["blocks_RadFrac_data"]["C1"]["CONFIG_DATA"]["CONDENSER"] = condenser
+    results = run_config(config)
+    assert_closed(results)
+    dist, btms = results["streams"]["DIST"], results["streams"]["BTMS"]
+    assert dist["molar_flow_kmol_hr"] == pytest.approx(0.4 * sum(flows), rel=1e-6)
+    assert dist["vapor_fraction"] == (1.0 if condenser == "PARTIAL-V" else 0.0)
+    # lightest component concentrates overhead, heaviest in the bottoms
+    assert dist["mole_fractions"][cids[0]] > btms["mole_fractions"][cids[0]]
+    assert btms["mole_fractions"][cids[-1]] > dist["mole_fractions"][cids[-1]]
+    assert np.all(np.diff([s["temperature_C"] for s in results["blocks"]["C1"]["stage_profile"]]) > -1e-6)
+
+
+def test_process_train_of_four_units() -> None:
+    results = run_config(process_train())
+    assert_closed(results)
+    s, b = results["streams"], results["blocks"]
+    assert results["convergence"]["calculation_order"] == ["P1", "H1", "V1", "F1"]
+    assert s["S2"]["temperature_C"] == 130.0 and s["S2"]["pressure_bar"] == 5.0
+    assert b["F1"]["duty_kW"] == 0.0 and s["VAP"]["temperature_C"] == pytest.approx(s["S3"]["temperature_C"])
+    total_in = results["balances"]["heat_duty_kW"] + results["balances"]["power_kW"]
+    assert total_in == pytest.approx(b["H1"]["duty_kW"] + b["P1"]["power_kW"])

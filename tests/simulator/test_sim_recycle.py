@@ -1,0 +1,69 @@
+"""Recycle loops: tear streams found automatically, Wegstein and direct substitution agree, failures are errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from simulator_mock import SimulationError, run_config
+from simulator_mock.examples import recycle
+from sim_helpers import assert_closed
+
+
+@pytest.fixture(scope="module")
+def wegstein() -> dict:
+    return run_config(recycle("WEGSTEIN"))
+
+
+def test_recycle_converges_and_closes(wegstein: dict) -> None:
+    assert_closed(wegstein)
+    conv = wegstein["convergence"]
+    assert conv["converged"] is True
+    assert conv["tear_streams"] == ["RECYCLE"]
+    assert 1 < conv["iterations"] < 30
+    s = wegstein["streams"]
+    # the split: 70 % of the drum liquid returns
+    assert s["RECYCLE"]["molar_flow_kmol_hr"] == pytest.approx(0.7 * s["LIQ"]["molar_flow_kmol_hr"], rel=1e-9)
+    # steady state: what the mixer receives equals what the splitter sends back
+    assert s["MIX"]["molar_flow_kmol_hr"] == pytest.approx(
+        100.0 + s["RECYCLE"]["molar_flow_kmol_hr"], rel=1e-7
+    )
+    # overall methanol balance: feed = vapour + purge
+    meoh_out = s["VAP"]["component_flows_kmol_hr"]["MEOH"] + s["PURGE"]["component_flows_kmol_hr"]["MEOH"]
+    assert meoh_out == pytest.approx(40.0, rel=1e-7)
+
+
+def test_direct_substitution_reaches_the_same_state(wegstein: dict) -> None:
+    direct = run_config(recycle("DIRECT"))
+    assert_closed(direct)
+    assert direct["convergence"]["iterations"] > wegstein["convergence"]["iterations"]
+    for name in ("VAP", "PURGE", "RECYCLE"):
+        assert direct["streams"][name]["molar_flow_kmol_hr"] == pytest.approx(
+            wegstein["streams"][name]["molar_flow_kmol_hr"], rel=1e-6
+        )
+
+
+def test_requested_tear_stream_and_initial_estimate() -> None:
+    config = recycle()
+    config["setup"]["convergence"]["tear_streams"] = ["MIX"]
+    config["stream_data"]["MIX"] = config["stream_data"]["FEED"]
+    results = run_config(config)
+    assert_closed(results)
+    assert results["convergence"]["tear_streams"] == ["MIX"]
+    assert results["convergence"]["calculation_order"][0] == "H1"
+
+
+def test_iteration_cap_is_an_error_not_an_answer() -> None:
+    config = recycle("DIRECT")
+    config["setup"]["convergence"]["max_iterations"] = 3
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert (info.value.error_type, info.value.status) == ("NotConverged", 422)
+    assert "RECYCLE" in info.value.message and "3 iterations" in info.value.message
+
+
+def test_tear_stream_outside_a_loop_is_refused() -> None:
+    config = recycle()
+    config["setup"]["convergence"]["tear_streams"] = ["FEED"]
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert info.value.error_type == "InvalidTearStream"

@@ -1,0 +1,120 @@
+"""JSON Schemas: well-formed, consistent with the unit table, and the validator's error types and paths."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from simulator_mock import SimulationError, run_config
+from simulator_mock.blocks import BLOCK_CLASSES
+from simulator_mock.examples import EXAMPLES, heater
+from simulator_mock.schema_registry import BLOCK_TYPES, SCHEMA_PARTS, schema, validate_config
+from simulator_mock.units import FACTORS, TEMPERATURE
+
+
+def _unit_enums(node: Any, path: str = "") -> list[tuple[str, list[str]]]:
+    found = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key.endswith("_UNITS") and isinstance(value, dict) and "enum" in value:
+                found.append((f"{path}.{key}", value["enum"]))
+            found.extend(_unit_enums(value, f"{path}.{key}"))
+    elif isinstance(node, list):
+        for k, value in enumerate(node):
+            found.extend(_unit_enums(value, f"{path}[{k}]"))
+    return found
+
+
+@pytest.mark.parametrize("part", SCHEMA_PARTS)
+def test_schema_parts_are_valid_and_documented(part: str) -> None:
+    document = schema(part)
+    Draft202012Validator.check_schema(document)
+    assert len(document["description"]) > 80
+    for example in document.get("examples", []):
+        assert not list(Draft202012Validator(document).iter_errors(example))
+
+
+def test_every_block_type_has_a_model_and_a_part() -> None:
+    assert set(BLOCK_TYPES) == set(BLOCK_CLASSES)
+    assert set(SCHEMA_PARTS) == {"base", *BLOCK_TYPES}
+    assert schema("base")["properties"]["blocks"]["items"]["properties"]["type"]["enum"] == list(BLOCK_TYPES)
+
+
+def test_unit_enums_match_the_unit_table() -> None:
+    known = [
+        set(TEMPERATURE),
+        *(set(units) for units in FACTORS.values()),
+        set(FACTORS["molar_flow"]) | set(FACTORS["mass_flow"]),
+    ]
+    for part in SCHEMA_PARTS:
+        for path, enum in _unit_enums(schema(part)):
+            assert set(enum) in known, f"{part}{path}: {enum}"
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_examples_are_schema_valid(name: str) -> None:
+    validate_config(EXAMPLES[name]())
+
+
+def _error(config: dict[str, Any]) -> SimulationError:
+    with pytest.raises(SimulationError) as info:
+        validate_config(config)
+    return info.value
+
+
+def test_missing_required_field_names_its_path() -> None:
+    config = heater()
+    del config["blocks_Heater_data"]["H1"]["SPEC_DATA"]["PRES_VALUE"]
+    error = _error(config)
+    assert error.error_type == "SchemaValidationError"
+    assert error.message.startswith("blocks_Heater_data.H1.SPEC_DATA")
+    assert "PRES_VALUE" in error.message
+
+
+def test_wrong_type_and_unknown_key() -> None:
+    config = heater()
+    config["stream_data"]["FEED"]["temperature"]["TEMP_VALUE"] = "hot"
+    error = _error(config)
+    assert error.error_type == "SchemaValidationError"
+    assert "stream_data.FEED.temperature.TEMP_VALUE" in error.message
+    config = heater()
+    config["stream_dat"] = {}
+    assert "stream_dat" in _error(config).message
+
+
+def test_enum_failures_get_specific_error_types() -> None:
+    config = heater()
+    config["blocks_Heater_data"]["H1"]["SPEC_DATA"]["TEMP_UNITS"] = "degC"
+    error = _error(config)
+    assert (error.error_type, error.status) == ("UnknownUnit", 400)
+    assert "blocks_Heater_data.H1.SPEC_DATA.TEMP_UNITS" in error.message and "'C'" in error.message
+    config = heater()
+    config["property_methods"][0]["method_name"] = "WILSON-XYZ"
+    assert _error(config).error_type == "UnknownPropertyMethod"
+    config = heater()
+    config["blocks"][0]["type"] = "RGibbs"
+    assert _error(config).error_type == "UnsupportedBlockType"
+    config = heater()
+    config["blocks_RGibbs_data"] = {"H1": {}}
+    assert _error(config).error_type == "UnsupportedBlockType"
+
+
+def test_validation_runs_before_simulation() -> None:
+    config = copy.deepcopy(heater())
+    config["components"] = []
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert info.value.error_type == "SchemaValidationError"
+    assert "components" in info.value.message
+
+
+def test_served_schema_is_the_file() -> None:
+    from importlib import resources
+
+    for part in SCHEMA_PARTS:
+        text = resources.files("simulator_mock").joinpath("schemas", f"{part}.json").read_text()
+        assert json.loads(text) == schema(part)

@@ -1,0 +1,76 @@
+"""Textbook numbers through the whole engine, and the same numbers from thermo directly."""
+
+from __future__ import annotations
+
+import pytest
+
+from simulator_mock import run_config
+from simulator_mock.examples import METHANOL, WATER, boiling_point, water_mixing
+from sim_helpers import assert_closed, direct_flasher
+
+
+def test_water_normal_boiling_point() -> None:
+    results = run_config(boiling_point(WATER))
+    assert_closed(results)
+    T = results["streams"]["SAT"]["temperature_C"]
+    assert T == pytest.approx(99.97, abs=0.5)
+    flasher, _ = direct_flasher(["water"], "NRTL")
+    assert T == pytest.approx(flasher.flash(P=101325, VF=0).T - 273.15, abs=1e-6)
+
+
+def test_methanol_normal_boiling_point() -> None:
+    results = run_config(boiling_point(METHANOL))
+    T = results["streams"]["SAT"]["temperature_C"]
+    assert T == pytest.approx(64.7, abs=0.5)
+    flasher, _ = direct_flasher(["methanol"], "NRTL")
+    assert T == pytest.approx(flasher.flash(P=101325, VF=0).T - 273.15, abs=1e-6)
+
+
+def test_methanol_water_bubble_point() -> None:
+    """50/50 mol methanol/water boils near 73 C at 1 atm (NRTL, ChemSep parameters)."""
+    results = run_config(boiling_point(METHANOL, {"MEOH": 0.5, "WATER": 0.5}))
+    assert_closed(results)
+    stream = results["streams"]["SAT"]
+    assert stream["temperature_C"] == pytest.approx(73.0, abs=1.0)
+    assert stream["vapor_fraction"] == 0.0
+    flasher, _ = direct_flasher(["methanol", "water"], "NRTL")
+    direct = flasher.flash(P=101325, VF=0, zs=[0.5, 0.5])
+    assert stream["temperature_C"] == pytest.approx(direct.T - 273.15, abs=1e-6)
+    assert results["warnings"] == []  # the pair has ChemSep NRTL parameters
+
+
+def test_ideal_solution_overestimates_the_azeotrope_free_bubble_point() -> None:
+    """Raoult's law ignores methanol/water non-ideality: its bubble point lies above NRTL's."""
+    config = boiling_point(METHANOL, {"MEOH": 0.5, "WATER": 0.5})
+    config["property_methods"] = [{"method_name": "IDEAL"}]
+    T_ideal = run_config(config)["streams"]["SAT"]["temperature_C"]
+    assert 75.0 < T_ideal < 78.0
+
+
+def test_equal_water_streams_mix_to_the_mean_temperature() -> None:
+    results = run_config(water_mixing())
+    assert_closed(results)
+    mix = results["streams"]["MIX"]
+    assert mix["temperature_C"] == pytest.approx(50.0, abs=0.5)
+    assert mix["molar_flow_kmol_hr"] == pytest.approx(200.0)
+    feeds = results["streams"]["COLD"]["enthalpy_flow_kW"] + results["streams"]["HOT"]["enthalpy_flow_kW"]
+    assert mix["enthalpy_flow_kW"] == pytest.approx(feeds, rel=1e-9)
+
+
+def test_units_of_the_inputs_do_not_change_the_answer() -> None:
+    base = run_config(water_mixing())["streams"]["MIX"]["temperature_C"]
+    config = water_mixing()
+    hot = config["stream_data"]["HOT"]
+    hot["temperature"] = {"TEMP_VALUE": 176.0, "TEMP_UNITS": "F"}
+    hot["pressure"] = {"PRES_VALUE": 1.0, "PRES_UNITS": "atm"}
+    hot["flow"] = {"BASIS": "MASS-FLOW", "TOTFLOW_UNITS": "kg/hr", "FLOW_VALUE": {"WATER": 1801.528}}
+    cold = config["stream_data"]["COLD"]
+    cold["temperature"] = {"TEMP_VALUE": 293.15, "TEMP_UNITS": "K"}
+    cold["pressure"] = {"PRES_VALUE": 101.325, "PRES_UNITS": "kPa"}
+    cold["flow"] = {
+        "BASIS": "MOLE-FRAC",
+        "TOTFLOW_VALUE": 100 / 3.6,
+        "TOTFLOW_UNITS": "mol/s",
+        "FLOW_VALUE": {"WATER": 1},
+    }
+    assert run_config(config)["streams"]["MIX"]["temperature_C"] == pytest.approx(base, abs=1e-6)
