@@ -14,7 +14,8 @@ def parse_args(argv: list[str] | None = None) -> Settings:
     parser = argparse.ArgumentParser(
         prog="python -m simulator_mock",
         description=(
-            "Aspen-Plus-compatible flowsheet simulation service with real thermodynamics (thermo + chemicals). "
+            "Aspen-Plus-compatible flowsheet simulation service with real thermodynamics (thermo + "
+            "chemicals). "
             "Endpoints: GET /health, GET /api/schema/list, GET /api/schema?types=base,Heater, "
             "POST /run-aspen-simulation, GET /api/results/{run_id}."
         ),
@@ -37,7 +38,10 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         "--max-body-bytes", type=int, default=defaults.max_body_bytes, help="largest accepted request body"
     )
     parser.add_argument(
-        "--timeout", type=float, default=defaults.request_timeout_s, help="seconds before a simulation is abandoned"
+        "--timeout",
+        type=float,
+        default=defaults.request_timeout_s,
+        help="seconds before a simulation is abandoned",
     )
     parser.add_argument("--log-level", default=defaults.log_level, help="uvicorn log level (default warning)")
     args = parser.parse_args(argv)

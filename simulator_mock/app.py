@@ -40,7 +40,9 @@ def json_response(content: Any, status: int = 200) -> Response:
 
 def error_response(status: int, error_type: str, message: str, **extra: Any) -> Response:
     """The contract's failure body: success false, error_type, error_message."""
-    return json_response({"success": False, "error_type": error_type, "error_message": message, **extra}, status)
+    return json_response(
+        {"success": False, "error_type": error_type, "error_message": message, **extra}, status
+    )
 
 
 class NeverFail:
@@ -83,13 +85,15 @@ class Service:
         self.results: OrderedDict[str, bytes] = OrderedDict()
         self.executor: Executor | None = None
         self.warm = False
+        self.threads_only = settings.workers == 0
+        self.crashes = 0
 
     def start(self) -> None:
         """Start the engine pool and warm its workers up in the background."""
         self.settings.results_dir.mkdir(parents=True, exist_ok=True)
         self.executor = self._new_executor()
         self.warm = False
-        count = max(self.settings.workers, 1)
+        count = 1 if self.threads_only else self.settings.workers
         futures = [self.executor.submit(warm) for _ in range(count)]
 
         def done(_: Any) -> None:
@@ -99,7 +103,7 @@ class Service:
             future.add_done_callback(done)
 
     def _new_executor(self) -> Executor:
-        if self.settings.workers == 0:
+        if self.threads_only:
             return ThreadPoolExecutor(max_workers=1, initializer=init_worker, thread_name_prefix="engine")
         return ProcessPoolExecutor(
             max_workers=self.settings.workers,
@@ -116,10 +120,12 @@ class Service:
     async def simulate(self, body: bytes) -> Outcome:
         """Run one simulation in the pool; a crashed pool is replaced and reported as InternalError.
 
-        The pool normally starts with the app's lifespan; it starts here when the app runs without one
-        (e.g. behind ``httpx.ASGITransport``, which sends no lifespan events).
+        The pool normally starts with the app's lifespan. An app used without one (embedded behind
+        ``httpx.ASGITransport``, which sends no lifespan events) simulates in a thread of its own process
+        instead of starting child processes.
         """
         if self.executor is None:
+            self.threads_only = True
             self.start()
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self.executor, simulate_request, body, str(self.settings.results_dir))
@@ -127,9 +133,13 @@ class Service:
             outcome = await asyncio.wait_for(future, self.settings.request_timeout_s)
         except TimeoutError:
             message = f"simulation still running after {self.settings.request_timeout_s:g} s; abandoned"
-            return Outcome(422, orjson.dumps({"success": False, "error_type": "Timeout", "error_message": message}))
+            return Outcome(
+                422, orjson.dumps({"success": False, "error_type": "Timeout", "error_message": message})
+            )
         except BrokenProcessPool:
-            log.error("engine pool broke; restarting it")
+            self.crashes += 1
+            self.threads_only = self.crashes >= 2  # workers that cannot even start: serve from a thread
+            log.error("engine pool broke; restarting it%s", " in thread mode" if self.threads_only else "")
             self.stop()
             self.start()
             body = {"success": False, "error_type": "InternalError", "error_message": "engine worker crashed"}
@@ -187,7 +197,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         title="aspen_rl simulator mock",
         version=__version__,
-        description="Aspen-Plus-compatible flowsheet simulation with real thermodynamics (thermo + chemicals).",
+        description="Aspen-Plus-compatible flowsheet simulation, real thermodynamics (thermo + chemicals).",
         lifespan=lifespan,
     )
     app.state.service = service
@@ -196,7 +206,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         kinds = {404: "NotFound", 405: "MethodNotAllowed"}
         status = exc.status_code if exc.status_code < 500 else 422
-        return error_response(status, kinds.get(exc.status_code, "HTTPError"), f"{request.url.path}: {exc.detail}")
+        return error_response(
+            status, kinds.get(exc.status_code, "HTTPError"), f"{request.url.path}: {exc.detail}"
+        )
 
     @app.exception_handler(RequestValidationError)
     async def request_error(request: Request, exc: RequestValidationError) -> Response:
@@ -223,7 +235,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return json_response({"schemas": list(SCHEMA_PARTS)})
 
     @app.get("/api/schema")
-    async def schema_parts(types: str | None = None, format: str = "json") -> Response:  # noqa: A002
+    async def schema_parts(types: str | None = None, format: str = "json") -> Response:
         """JSON Schemas of the requested parts (comma-separated; all parts when omitted)."""
         if format.lower() != "json":
             return error_response(400, "UnsupportedFormat", f"format {format!r} is not supported; use json")
@@ -234,7 +246,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return error_response(
                 400,
                 "UnknownSchemaType",
-                f"unknown schema type(s): {', '.join(unknown) or '(none given)'}; valid: {', '.join(SCHEMA_PARTS)}",
+                f"unknown schema type(s): {', '.join(unknown) or '(none given)'}; valid: "
+                f"{', '.join(SCHEMA_PARTS)}",
                 valid_types=list(SCHEMA_PARTS),
             )
         return json_response({"schemas": {by_lower[t.lower()]: schema(by_lower[t.lower()]) for t in wanted}})
@@ -246,7 +259,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             body = await read_body(request, settings.max_body_bytes)
         except PayloadTooLarge:
             return error_response(
-                413, "PayloadTooLarge", f"request body exceeds {settings.max_body_bytes} bytes; configs are small"
+                413,
+                "PayloadTooLarge",
+                f"request body exceeds {settings.max_body_bytes} bytes; configs are small",
             )
         outcome = await service.simulate(body)
         return Response(outcome.body, status_code=outcome.status, media_type="application/json")

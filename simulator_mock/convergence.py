@@ -82,8 +82,10 @@ def converge(
     while error > settings.tolerance:
         if iterations >= settings.max_iterations:
             raise ConvergenceError(
-                f"recycle with tear stream(s) {', '.join(tears)} did not converge in {settings.max_iterations} "
-                f"iterations ({settings.method}); max relative change {error:.3g} > tolerance {settings.tolerance:g}"
+                f"recycle with tear stream(s) {', '.join(tears)} did not converge in "
+                f"{settings.max_iterations} "
+                f"iterations ({settings.method}); max relative change {error:.3g} > tolerance "
+                f"{settings.tolerance:g}"
             )
         if settings.method == "WEGSTEIN" and x_prev is not None:
             dx = x - x_prev

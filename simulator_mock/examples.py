@@ -22,7 +22,12 @@ def feed(T_C: float, P_bar: float, flows_kmol_hr: dict[str, float]) -> dict[str,
         "MIXED_SPEC": "TP",
         "temperature": {"TEMP_VALUE": T_C, "TEMP_UNITS": "C"},
         "pressure": {"PRES_VALUE": P_bar, "PRES_UNITS": "bar"},
-        "flow": {"FLOWBASE": "MOLE", "BASIS": "MOLE-FLOW", "TOTFLOW_UNITS": "kmol/hr", "FLOW_VALUE": flows_kmol_hr},
+        "flow": {
+            "FLOWBASE": "MOLE",
+            "BASIS": "MOLE-FLOW",
+            "TOTFLOW_UNITS": "kmol/hr",
+            "FLOW_VALUE": flows_kmol_hr,
+        },
     }
 
 
@@ -35,7 +40,8 @@ def flowsheet(
     stream_data: dict[str, Any],
     **block_data: dict[str, Any],
 ) -> Config:
-    """Assemble a config; streams are collected from the connections, block data passed as keyword sections."""
+    """Assemble a config; streams are collected from the connections, block data passed as keyword "
+    "sections."""
     streams: list[str] = []
     for ports in connections.values():
         streams.extend(s for s in ports if s not in streams)
@@ -120,7 +126,9 @@ def pump() -> Config:
         {"P1": "Pump"},
         {"P1": {"FEED": "F(IN)", "HP": "P(OUT)"}},
         {"FEED": feed(25.0, 1.0, {"WATER": 100.0})},
-        blocks_Pump_data={"P1": {"SPEC_DATA": {"OPT_SPEC": "PRES", "PRES_VALUE": 10, "PRES_UNITS": "bar", "EFF": 0.75}}},
+        blocks_Pump_data={
+            "P1": {"SPEC_DATA": {"OPT_SPEC": "PRES", "PRES_VALUE": 10, "PRES_UNITS": "bar", "EFF": 0.75}}
+        },
     )
 
 
@@ -133,7 +141,9 @@ def valve() -> Config:
         {"V1": "Valve"},
         {"V1": {"FEED": "F(IN)", "OUT": "P(OUT)"}},
         {"FEED": feed(95.0, 5.0, {"MEOH": 30.0, "WATER": 70.0})},
-        blocks_Valve_data={"V1": {"JOB_DATA": {"MODE": "ADIAB-FLASH", "P_OUT_VALUE": 1, "P_OUT_UNITS": "atm"}}},
+        blocks_Valve_data={
+            "V1": {"JOB_DATA": {"MODE": "ADIAB-FLASH", "P_OUT_VALUE": 1, "P_OUT_UNITS": "atm"}}
+        },
     )
 
 
@@ -171,7 +181,11 @@ def sep() -> Config:
         {"S1": {"FEED": "F(IN)", "TOP": "O(OUT)", "BOT": "O(OUT)"}},
         {"FEED": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
         blocks_Sep_data={
-            "S1": {"SPEC_DATA": {"TOP": [{"COMP_ID": "MEOH", "FRACS": 0.99}, {"COMP_ID": "WATER", "FRACS": 0.02}]}}
+            "S1": {
+                "SPEC_DATA": {
+                    "TOP": [{"COMP_ID": "MEOH", "FRACS": 0.99}, {"COMP_ID": "WATER", "FRACS": 0.02}]
+                }
+            }
         },
     )
 
@@ -186,13 +200,21 @@ def heat_exchanger() -> Config:
         {"E1": {"HOT": "HI(IN)", "HOTOUT": "HO(OUT)", "COLD": "CI(IN)", "COLDOUT": "CO(OUT)"}},
         {"HOT": feed(90.0, 2.0, {"WATER": 150.0}), "COLD": feed(20.0, 2.0, {"WATER": 100.0})},
         blocks_HeatX_data={
-            "E1": {"SPEC_DATA": {"SPEC_OPT": "COLD-OUTLET-TEMP", "TEMP_VALUE": 60, "TEMP_UNITS": "C", "U_VALUE": 850}}
+            "E1": {
+                "SPEC_DATA": {
+                    "SPEC_OPT": "COLD-OUTLET-TEMP",
+                    "TEMP_VALUE": 60,
+                    "TEMP_UNITS": "C",
+                    "U_VALUE": 850,
+                }
+            }
         },
     )
 
 
 def combustion(adiabatic: bool = False) -> Config:
-    """Methane burnt with excess air (CH4 + 2 O2 -> CO2 + 2 H2O, 100 % conversion), isothermal or adiabatic."""
+    """Methane burnt with excess air (CH4 + 2 O2 -> CO2 + 2 H2O, 100 % conversion), isothermal or "
+    "adiabatic."""
     spec = (
         {"SPEC_OPT": "PQ", "PRES_VALUE": 1, "PRES_UNITS": "bar", "DUTY_VALUE": 0, "DUTY_UNITS": "kW"}
         if adiabatic
@@ -276,7 +298,9 @@ def column(stages: int = 15, feed_stage: int = 8, reflux: float = 1.5, d_to_f: f
                         {"DF_VALUE": d_to_f, "DF_BASIS": "MOLE"},
                     ],
                 },
-                "FEED_STAGE_DATA": [{"FEED_STAGE": "FEED", "FEED_STAGE_VALUE": feed_stage, "FEED_CONVEN": "ABOVE-STAGE"}],
+                "FEED_STAGE_DATA": [
+                    {"FEED_STAGE": "FEED", "FEED_STAGE_VALUE": feed_stage, "FEED_CONVEN": "ABOVE-STAGE"}
+                ],
                 "PRES_DATA": {
                     "VIEW_PRES": "TOP/BOTTOM",
                     "STAGE_PRES": [{"PRES1_VALUE": 1.01325, "PRES1_UNITS": "bar", "DP_STAGE_VALUE": 0}],
@@ -287,7 +311,8 @@ def column(stages: int = 15, feed_stage: int = 8, reflux: float = 1.5, d_to_f: f
 
 
 def process_train() -> Config:
-    """Four-unit train: pump water/methanol to 5 bar, heat to 130 C, let down to 1.2 bar, separate in a drum."""
+    """Four-unit train: pump water/methanol to 5 bar, heat to 130 C, let down to 1.2 bar, separate in a "
+    "drum."""
     return flowsheet(
         "Pump-heater-valve-flash train",
         [METHANOL, WATER],
@@ -302,13 +327,16 @@ def process_train() -> Config:
         {"FEED": feed(30.0, 1.0, {"MEOH": 30.0, "WATER": 70.0})},
         blocks_Pump_data={"P1": {"SPEC_DATA": {"OPT_SPEC": "PRES", "PRES_VALUE": 5, "EFF": 0.7}}},
         blocks_Heater_data={"H1": {"SPEC_DATA": {"SPEC_OPT": "TP", "TEMP_VALUE": 130, "PRES_VALUE": 0}}},
-        blocks_Valve_data={"V1": {"JOB_DATA": {"MODE": "ADIAB-FLASH", "P_OUT_VALUE": 1.2, "P_OUT_UNITS": "bar"}}},
+        blocks_Valve_data={
+            "V1": {"JOB_DATA": {"MODE": "ADIAB-FLASH", "P_OUT_VALUE": 1.2, "P_OUT_UNITS": "bar"}}
+        },
         blocks_Flash2_data={"F1": {"SPEC_DATA": {"SPEC_OPT": "PQ", "PRES_VALUE": 0, "DUTY_VALUE": 0}}},
     )
 
 
 def recycle(method: str = "WEGSTEIN") -> Config:
-    """Flash with liquid recycle: feed + recycle -> mixer -> heater (82 C) -> flash; 70 % of the liquid returns."""
+    """Flash with liquid recycle: feed + recycle -> mixer -> heater (82 C) -> flash; 70 % of the liquid "
+    "returns."""
     config = flowsheet(
         "Flash with liquid recycle",
         [METHANOL, WATER],

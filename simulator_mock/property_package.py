@@ -1,4 +1,5 @@
-"""Property packages: components from the `chemicals` database, Aspen method names mapped to `thermo` models."""
+"""Property packages: components from the `chemicals` database, Aspen method names mapped to `thermo` "
+"models."""
 
 from __future__ import annotations
 
@@ -197,7 +198,7 @@ class PropertyPackage:
             "molecular weight": list(c.MWs),
             "ideal-gas heat capacity": [obj.method for obj in p.HeatCapacityGases],
         }
-        liquid, gas = METHODS[self.method]
+        gas = METHODS[self.method][1]
         if gas in ("PR", "SRK"):
             needs.update({"critical temperature": list(c.Tcs), "critical pressure": list(c.Pcs)})
             needs["acentric factor"] = list(c.omegas)
@@ -392,7 +393,8 @@ class PropertyPackage:
         return state, vapor, liquid
 
     def _gas_like(self, res: Any, idx: tuple[int, ...], sub: np.ndarray) -> bool:
-        """A single cubic-EOS phase is vapour when above the pseudo-critical temperature or gas-like (Z > 0.5)."""
+        """A single cubic-EOS phase is vapour when above the pseudo-critical temperature or gas-like (Z > "
+        "0.5)."""
         Tcs = np.asarray([self.constants.Tcs[i] for i in idx], dtype=float)
         Z = float(res.P) * float(res.V()) / (8.314462618 * float(res.T))
         return float(res.T) > float(np.dot(sub, Tcs)) or Z > 0.5
@@ -422,7 +424,12 @@ class PropertyPackage:
         if not (math.isfinite(T) and math.isfinite(P) and math.isfinite(VF)) or not -1e-9 <= VF <= 1 + 1e-9:
             raise FlashError(f"non-physical flash result T={T} P={P} VF={VF}")
         VF = min(max(VF, 0.0), 1.0)
-        if VF == 0.0 and res.gas is None and self.liquid_model in ("PR", "SRK") and self._gas_like(res, idx, sub):
+        if (
+            VF == 0.0
+            and res.gas is None
+            and self.liquid_model in ("PR", "SRK")
+            and self._gas_like(res, idx, sub)
+        ):
             VF = 1.0  # cubic EOS single phase labelled liquid by thermo's PIP test, but above Tc or gas-like
         zs = np.zeros(n)
         zs[list(idx)] = sub

@@ -15,7 +15,7 @@ from simulator_mock.flowsheet import Flowsheet, Solution
 from simulator_mock.streams import stream_result
 from simulator_mock.units import RESULT_UNITS
 
-#: Closure limits: relative errors above them fail the run (looser when the user loosened the recycle tolerance).
+#: Closure limits: relative errors above them fail the run (looser when the recycle tolerance is looser).
 MASS_CLOSURE = 1e-6
 ENERGY_CLOSURE = 1e-4
 
@@ -94,13 +94,12 @@ def _balances(flowsheet: Flowsheet, solution: Solution) -> dict[str, Any]:
     tolerance = flowsheet.settings.tolerance if solution.loops else 0.0
     if mass_error > max(MASS_CLOSURE, 10.0 * tolerance):
         raise BalanceError(
-            f"flowsheet mass balance does not close: in {mass_in * 3600:.8g} kg/hr, out {mass_out * 3600:.8g} kg/hr "
+            f"flowsheet mass balance does not close: in {mass_in * 3600:.8g} kg/hr, out "
+            f"{mass_out * 3600:.8g} kg/hr "
             f"(relative error {mass_error:.3g})"
         )
     if energy_error > max(ENERGY_CLOSURE, 10.0 * tolerance):
-        raise BalanceError(
-            f"flowsheet energy balance does not close: relative error {energy_error:.3g}"
-        )
+        raise BalanceError(f"flowsheet energy balance does not close: relative error {energy_error:.3g}")
     if mass_error > MASS_CLOSURE or energy_error > ENERGY_CLOSURE:
         flowsheet.warnings.append("balance closure limited by the loose recycle tolerance")
     return {

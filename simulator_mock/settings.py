@@ -19,11 +19,18 @@ class Settings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="Interface to bind; loopback unless told otherwise.")
     port: int = Field(8002, ge=0, le=65535, description="TCP port (0 = any free port).")
-    results_dir: Path = Field(Path("results/simulator_mock"), description="Where <run_id>.json results are written.")
+    results_dir: Path = Field(
+        Path("results/simulator_mock"), description="Where <run_id>.json results are written."
+    )
     workers: int = Field(
-        2, ge=0, le=64, description="Engine worker processes; 0 runs simulations in one thread of the server process."
+        2,
+        ge=0,
+        le=64,
+        description="Engine worker processes; 0 runs simulations in one thread of the server process.",
     )
     max_body_bytes: int = Field(1024 * 1024, gt=0, description="Largest accepted request body (bytes).")
-    request_timeout_s: float = Field(120.0, gt=0, description="A simulation still running after this is reported failed.")
+    request_timeout_s: float = Field(
+        120.0, gt=0, description="A simulation still running after this is reported failed."
+    )
     results_cache_size: int = Field(1000, ge=0, description="Results kept in memory for GET /api/results.")
     log_level: str = Field("warning", description="uvicorn log level.")

@@ -130,7 +130,8 @@ def _feed_flows(package: PropertyPackage, cids: list[str], name: str, flow: dict
     unknown = [cid for cid in values if cid not in cids]
     if unknown:
         raise SpecificationError(
-            f"{where}.FLOW_VALUE: unknown component id(s) {', '.join(unknown)}; components are {', '.join(cids)}"
+            f"{where}.FLOW_VALUE: unknown component id(s) {', '.join(unknown)}; components are "
+            f"{', '.join(cids)}"
         )
     amounts = np.array([float(values.get(cid, 0.0)) for cid in cids])
     if (amounts < 0).any():
@@ -152,7 +153,8 @@ def _feed_flows(package: PropertyPackage, cids: list[str], name: str, flow: dict
         units = flow.get("TOTFLOW_UNITS", "kg/hr" if mass_basis else "kmol/hr")
         if flow_quantity(units) != quantity:
             raise SpecificationError(
-                f"{where}.TOTFLOW_UNITS: {units!r} is not a {quantity.replace('_', ' ')} unit, as BASIS {basis} needs"
+                f"{where}.TOTFLOW_UNITS: {units!r} is not a {quantity.replace('_', ' ')} unit, as BASIS "
+                f"{basis} needs"
             )
         per_unit = to_si(1.0, units, quantity, f"{where}.TOTFLOW_UNITS")
         flows = amounts * per_unit * (1000.0 / package.MWs if mass_basis else 1.0)

@@ -98,7 +98,8 @@ def build_topology(config: dict[str, Any], classes: dict[str, type[Block]]) -> T
             else:
                 ports = ", ".join([*cls.inlet_ports, *cls.outlet_ports])
                 raise TopologyError(
-                    f"{where}.{stream}: {raw_port!r} is not a port of {cls.type_name} block {block} (ports: {ports})",
+                    f"{where}.{stream}: {raw_port!r} is not a port of {cls.type_name} block {block} (ports: "
+                    f"{ports})",
                     error_type="UnknownPort",
                 )
             if stream in owner:
@@ -146,7 +147,8 @@ def _check_ports(block: str, cls: type[Block], topo: Topology) -> None:
             count = len(side.get(port, []))
             if count < low:
                 raise TopologyError(
-                    f"{label} needs {'at least ' if high is None else ''}{low} stream(s) on port {port}, has {count}",
+                    f"{label} needs {'at least ' if high is None else ''}{low} stream(s) on port {port}, "
+                    f"has {count}",
                     error_type="MissingPort",
                 )
             if high is not None and count > high:

@@ -67,7 +67,8 @@ class Block(ABC):
         self.report: dict[str, Any] = {}
         if data is None and self.data_required:
             raise SpecificationError(
-                f"block {name} ({self.type_name}) has no specification: add blocks_{self.type_name}_data.{name}"
+                f"block {name} ({self.type_name}) has no specification: add "
+                f"blocks_{self.type_name}_data.{name}"
             )
         self.parse(data or {})
 
@@ -125,7 +126,8 @@ class Block(ABC):
         P = reference + to_si(value, units, "pressure", f"{self.where}.{field_name}")
         if P <= 0:
             raise OutOfBoundsError(
-                f"{self.where}.{field_name}: pressure drop {-value:g} {units or 'bar'} exceeds the inlet pressure "
+                f"{self.where}.{field_name}: pressure drop {-value:g} {units or 'bar'} exceeds the inlet "
+                "pressure "
                 f"{reference / 1e5:.6g} bar"
             )
         return P

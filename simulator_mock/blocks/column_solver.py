@@ -216,15 +216,15 @@ def solve_column(problem: ColumnProblem, props: StageProps, where: str) -> Colum
         outflow[0] += U0
         diag = -outflow[None, :] - (V[:, None] * K).T
         upper[:, :-1] = (V[1:, None] * K[1:]).T
-        l = np.maximum(thomas(lower, diag, upper, -problem.feed_flows.T).T, 0.0)  # (N, C) unnormalised x
-        sums = l.sum(axis=1)
-        x_new = l / sums[:, None]
+        flows = np.maximum(thomas(lower, diag, upper, -problem.feed_flows.T).T, 0.0)  # (N, C) unnormalised x
+        sums = flows.sum(axis=1)
+        x_new = flows / sums[:, None]
         # bubble-point temperatures on a local ln K = a - b/T model, then vapour compositions
         b = dlnK * (T * T)[:, None]
         T_new = _bubble_temperatures(T, lnK, b, x_new)
         yK = x_new * np.exp(lnK + b * (1.0 / T - 1.0 / T_new)[:, None])
         y_new = yK / yK.sum(axis=1)[:, None]
-        return _Sweep(T_new, x_new, y_new, L, V, hL, HV, K[0], l[0], float(np.max(np.abs(sums - 1.0))))
+        return _Sweep(T_new, x_new, y_new, L, V, hL, HV, K[0], flows[0], float(np.max(np.abs(sums - 1.0))))
 
     def pack(T: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.concatenate([T / 100.0, x.ravel(), y.ravel()])
@@ -252,6 +252,7 @@ def solve_column(problem: ColumnProblem, props: StageProps, where: str) -> Colum
         u = pack(T, x, y)
         T, x, y = unpack(accelerator.step(u, pack(s.T, s.x, s.y)))
     raise ConvergenceError(
-        f"{where}: column did not converge in {problem.max_iterations} iterations (last change {change:.3g}); "
+        f"{where}: column did not converge in {problem.max_iterations} iterations (last change "
+        f"{change:.3g}); "
         "check the reflux ratio and distillate rate against the feed"
     )

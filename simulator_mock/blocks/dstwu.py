@@ -1,14 +1,15 @@
-"""DSTWU: shortcut distillation by Fenske (minimum stages), Underwood (minimum reflux), Gilliland and Kirkbride."""
+"""DSTWU: shortcut distillation by Fenske (minimum stages), Underwood (minimum reflux), Gilliland and "
+"Kirkbride."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.optimize import brentq
 
-from simulator_mock.blocks.base import Block
+from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError
 from simulator_mock.property_package import PhaseState
 from simulator_mock.streams import Stream
@@ -36,7 +37,7 @@ class DSTWU(Block):
     """Shortcut column (Aspen ``DSTWU``). Stage counts include the condenser (stage 1) and the reboiler."""
 
     type_name = "DSTWU"
-    outlet_ports = {"D(OUT)": (1, 1), "B(OUT)": (1, 1)}
+    outlet_ports: ClassVar[dict[str, Cardinality]] = {"D(OUT)": (1, 1), "B(OUT)": (1, 1)}
 
     def parse(self, data: dict[str, Any]) -> None:
         spec = data["SPEC_DATA"]
@@ -46,7 +47,8 @@ class DSTWU(Block):
             self.RR = float(spec["RR"])
             if -1.0 < self.RR <= 0.0:
                 raise SpecificationError(
-                    f"{where}.RR: {self.RR:g} is neither a reflux ratio (> 0) nor a multiple of the minimum (<= -1)"
+                    f"{where}.RR: {self.RR:g} is neither a reflux ratio (> 0) nor a multiple of the minimum "
+                    "(<= -1)"
                 )
         else:
             self.NSTAGE = float(spec["NSTAGE"])
@@ -112,7 +114,7 @@ class DSTWU(Block):
             else:
                 d[i] = f[i] * (0.999 if Tbs[i] < Tbs[self.lk] else 0.001 if Tbs[i] > Tbs[self.hk] else 0.5)
         for _ in range(PASSES):
-            alpha, top, bot = relative_volatility(d)
+            alpha, top, _ = relative_volatility(d)
             a_lk = alpha[self.lk]
             if a_lk <= 1.0:
                 raise InfeasibleSpecificationError(
@@ -147,7 +149,7 @@ class DSTWU(Block):
         condenser_stage = 1.0 if self.total_condenser else 0.0
         if self.by_reflux:
             R = -self.RR * Rmin if self.RR <= -1.0 else self.RR
-            if R <= Rmin:
+            if Rmin >= R:
                 raise InfeasibleSpecificationError(
                     f"{self.where}.SPEC_DATA.RR: reflux ratio {R:.6g} is not above the minimum {Rmin:.6g}"
                 )

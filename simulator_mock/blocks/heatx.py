@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
-from simulator_mock.blocks.base import Block
+from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import InfeasibleSpecificationError
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, to_si
 
 
 class HeatX(Block):
-    """Hot stream HI(IN) -> HO(OUT) gives heat to cold stream CI(IN) -> CO(OUT) (Aspen ``HeatX``, shortcut)."""
+    """Hot stream HI(IN) -> HO(OUT) gives heat to cold stream CI(IN) -> CO(OUT) (Aspen ``HeatX``, "
+    "shortcut)."""
 
     type_name = "HeatX"
-    inlet_ports = {"HI(IN)": (1, 1), "CI(IN)": (1, 1)}
-    outlet_ports = {"HO(OUT)": (1, 1), "CO(OUT)": (1, 1)}
-    port_aliases = {"H(IN)": "HI(IN)", "H(OUT)": "HO(OUT)", "C(IN)": "CI(IN)", "C(OUT)": "CO(OUT)"}
+    inlet_ports: ClassVar[dict[str, Cardinality]] = {"HI(IN)": (1, 1), "CI(IN)": (1, 1)}
+    outlet_ports: ClassVar[dict[str, Cardinality]] = {"HO(OUT)": (1, 1), "CO(OUT)": (1, 1)}
+    port_aliases: ClassVar[dict[str, str]] = {
+        "H(IN)": "HI(IN)",
+        "H(OUT)": "HO(OUT)",
+        "C(IN)": "CI(IN)",
+        "C(OUT)": "CO(OUT)",
+    }
 
     def parse(self, data: dict[str, Any]) -> None:
         spec = data["SPEC_DATA"]
@@ -78,7 +84,8 @@ class HeatX(Block):
         else:
             if hot.T <= cold.T:
                 raise InfeasibleSpecificationError(
-                    f"block {self.name}: hot inlet ({from_si(hot.T, 'temperature'):.4g} C) is not hotter than the "
+                    f"block {self.name}: hot inlet ({from_si(hot.T, 'temperature'):.4g} C) is not hotter "
+                    "than the "
                     f"cold inlet ({from_si(cold.T, 'temperature'):.4g} C); check HI(IN)/CI(IN)"
                 )
             if self.option == "HOT-OUTLET-TEMP":
@@ -125,7 +132,8 @@ class HeatX(Block):
             raise InfeasibleSpecificationError(
                 f"block {self.name}: temperature cross — terminal approach {approach:.4g} K "
                 f"(hot {from_si(hot.T, 'temperature'):.4g}->{from_si(hot_out.T, 'temperature'):.4g} C, cold "
-                f"{from_si(cold.T, 'temperature'):.4g}->{from_si(cold_out.T, 'temperature'):.4g} C) is not above "
+                f"{from_si(cold.T, 'temperature'):.4g}->{from_si(cold_out.T, 'temperature'):.4g} C) is not "
+                "above "
                 f"the minimum {self.min_approach:g} K"
             )
         lmtd = dT1 if abs(dT1 - dT2) < 1e-9 * dT1 else (dT1 - dT2) / math.log(dT1 / dT2)

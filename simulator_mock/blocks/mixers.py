@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from simulator_mock.blocks.base import Block
+from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import SpecificationError
 from simulator_mock.streams import Stream
 
@@ -37,8 +37,8 @@ class FSplit(Block):
     """Stream splitter (Aspen ``FSplit``): outlets share the feed's composition and state."""
 
     type_name = "FSplit"
-    outlet_ports = {"O(OUT)": (2, None)}
-    port_aliases = {"P(OUT)": "O(OUT)"}
+    outlet_ports: ClassVar[dict[str, Cardinality]] = {"O(OUT)": (2, None)}
+    port_aliases: ClassVar[dict[str, str]] = {"P(OUT)": "O(OUT)"}
 
     def parse(self, data: dict[str, Any]) -> None:
         spec = data["SPEC_DATA"]

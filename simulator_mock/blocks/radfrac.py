@@ -1,12 +1,13 @@
-"""RadFrac: rigorous equilibrium-stage distillation column (2-5 components) on the bubble-point MESH solver."""
+"""RadFrac: rigorous equilibrium-stage distillation column (2-5 components) on the bubble-point MESH "
+"solver."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from simulator_mock.blocks.base import Block
+from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.blocks.column_solver import ColumnProblem, solve_column
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError
 from simulator_mock.streams import Stream
@@ -20,8 +21,8 @@ class RadFrac(Block):
     """Rigorous distillation column (Aspen ``RadFrac``): total or partial condenser, kettle reboiler."""
 
     type_name = "RadFrac"
-    outlet_ports = {"D(OUT)": (1, 1), "B(OUT)": (1, 1)}
-    port_aliases = {"LD(OUT)": "D(OUT)", "VD(OUT)": "D(OUT)"}
+    outlet_ports: ClassVar[dict[str, Cardinality]] = {"D(OUT)": (1, 1), "B(OUT)": (1, 1)}
+    port_aliases: ClassVar[dict[str, str]] = {"LD(OUT)": "D(OUT)", "VD(OUT)": "D(OUT)"}
 
     def parse(self, data: dict[str, Any]) -> None:
         config = data["CONFIG_DATA"]
@@ -85,7 +86,8 @@ class RadFrac(Block):
         idx = tuple(int(i) for i in np.flatnonzero(total > 0))
         if not 2 <= len(idx) <= MAX_COMPONENTS:
             raise SpecificationError(
-                f"block {self.name}: RadFrac handles 2 to {MAX_COMPONENTS} components in its feed, got {len(idx)}"
+                f"block {self.name}: RadFrac handles 2 to {MAX_COMPONENTS} components in its feed, got "
+                f"{len(idx)}"
             )
         D = self._distillate_rate(F)
         problem = self._problem(streams, idx, total, D)
@@ -154,7 +156,8 @@ class RadFrac(Block):
         }[spec]
         if not 0.0 < D < F:
             raise InfeasibleSpecificationError(
-                f"{self.where}.CONFIG_DATA.OP_SPEC.{spec}: distillate {D * 3.6:.6g} kmol/hr is not between 0 and the "
+                f"{self.where}.CONFIG_DATA.OP_SPEC.{spec}: distillate {D * 3.6:.6g} kmol/hr is not between "
+                "0 and the "
                 f"feed {F * 3.6:.6g} kmol/hr"
             )
         return D

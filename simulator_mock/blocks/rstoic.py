@@ -1,4 +1,5 @@
-"""RStoic: stoichiometric reactor with fractional conversion or extent; heat of reaction from formation enthalpies."""
+"""RStoic: stoichiometric reactor with fractional conversion or extent; heat of reaction from formation "
+"enthalpies."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from simulator_mock.units import to_si
 
 @dataclass(frozen=True, slots=True)
 class Reaction:
-    """One reaction: stoichiometric vector, and either a key reactant with its conversion or a fixed extent."""
+    """One reaction: stoichiometric vector, and either a key reactant with its conversion or a fixed "
+    "extent."""
 
     label: str
     nu: np.ndarray
@@ -73,7 +75,8 @@ class RStoic(Block):
         for i in involved:
             if package.constants.Hfgs[i] is None:
                 raise ComponentDataError(
-                    f"{where}: component {self.ctx.cids[i]} has no formation enthalpy in the database; the heat "
+                    f"{where}: component {self.ctx.cids[i]} has no formation enthalpy in the database; the "
+                    "heat "
                     "of reaction cannot be computed"
                 )
         if all(package.atoms[i] for i in involved):

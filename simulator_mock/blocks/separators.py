@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from simulator_mock.blocks.base import Block
+from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.blocks.outlet_spec import OutletSpec
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError
 from simulator_mock.property_package import PhaseState
@@ -18,7 +18,7 @@ class Flash2(Block):
     """Two-outlet flash drum (Aspen ``Flash2``): vapour to V(OUT), liquid to L(OUT)."""
 
     type_name = "Flash2"
-    outlet_ports = {"V(OUT)": (1, 1), "L(OUT)": (1, 1)}
+    outlet_ports: ClassVar[dict[str, Cardinality]] = {"V(OUT)": (1, 1), "L(OUT)": (1, 1)}
 
     def parse(self, data: dict[str, Any]) -> None:
         self.spec = OutletSpec.parse(data["SPEC_DATA"], f"{self.where}.SPEC_DATA")
@@ -57,8 +57,8 @@ class Sep(Block):
     """Component separator (Aspen ``Sep``): split fractions or flows per component and outlet."""
 
     type_name = "Sep"
-    outlet_ports = {"O(OUT)": (2, None)}
-    port_aliases = {"P(OUT)": "O(OUT)"}
+    outlet_ports: ClassVar[dict[str, Cardinality]] = {"O(OUT)": (2, None)}
+    port_aliases: ClassVar[dict[str, str]] = {"P(OUT)": "O(OUT)"}
 
     def parse(self, data: dict[str, Any]) -> None:
         outlets = self.outlets.get("O(OUT)", [])
@@ -95,7 +95,8 @@ class Sep(Block):
             fracs = sum(v for s in outlets if i in specs[s] for kind, v in [specs[s][i]] if kind == "frac")
             if fracs > 1.0 + 1e-9:
                 raise SpecificationError(
-                    f"{self.where}.SPEC_DATA: fractions of component {self.ctx.cids[i]} sum to {fracs:.6g} > 1"
+                    f"{self.where}.SPEC_DATA: fractions of component {self.ctx.cids[i]} sum to {fracs:.6g} "
+                    "> 1"
                 )
 
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
@@ -115,13 +116,15 @@ class Sep(Block):
                 leftover = f[i] - assigned
                 if leftover < -1e-9 * max(f[i], 1e-12):
                     raise InfeasibleSpecificationError(
-                        f"{self.where}.SPEC_DATA: component {self.ctx.cids[i]} specs take {assigned * 3.6:.6g} "
+                        f"{self.where}.SPEC_DATA: component {self.ctx.cids[i]} specs take "
+                        f"{assigned * 3.6:.6g} "
                         f"kmol/hr but the feed has {f[i] * 3.6:.6g} kmol/hr"
                     )
                 flows[rest][i] = max(leftover, 0.0)
             elif abs(assigned - f[i]) > 1e-9 * max(f[i], 1e-12):
                 raise InfeasibleSpecificationError(
-                    f"{self.where}.SPEC_DATA: component {self.ctx.cids[i]} splits add up to {assigned * 3.6:.6g} "
+                    f"{self.where}.SPEC_DATA: component {self.ctx.cids[i]} splits add up to "
+                    f"{assigned * 3.6:.6g} "
                     f"kmol/hr, the feed has {f[i] * 3.6:.6g} kmol/hr; leave one outlet unspecified"
                 )
         base = feed.stream()

@@ -1,4 +1,5 @@
-"""Every kind of bad input gives success false, an error_type and a message naming the culprit (never a 5xx)."""
+"""Every kind of bad input gives success false, an error_type and a message naming the culprit (never a "
+"5xx)."""
 
 from __future__ import annotations
 

@@ -114,3 +114,18 @@ def test_service_answers_a_flash_like_the_engine(http: httpx.Client) -> None:
     served = http.get(f"/api/results/{run_id}").json()
     assert served["streams"]["VAP"] == direct["streams"]["VAP"]
     assert served["blocks"] == direct["blocks"]
+
+
+async def test_app_embedded_behind_asgi_transport(tmp_path: Path) -> None:
+    """Without lifespan events (httpx.ASGITransport) the app simulates in a thread of its own process."""
+    from simulator_mock.app import create_app
+    from simulator_mock.settings import Settings
+
+    app = create_app(Settings(results_dir=tmp_path))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mock") as client:
+        answer = (await client.post("/run-aspen-simulation", json=heater())).json()
+        assert answer["success"] is True
+        results = (await client.get(f"/api/results/{answer['run_id']}")).json()
+    assert results["streams"]["PROD"]["temperature_C"] == 80.0
+    assert (tmp_path / f"{answer['run_id']}.json").exists()
+    app.state.service.stop()

@@ -1,12 +1,13 @@
-"""Recycle loops: tear streams found automatically, Wegstein and direct substitution agree, failures are errors."""
+"""Recycle loops: tear streams found automatically, Wegstein and direct substitution agree, failures are "
+"errors."""
 
 from __future__ import annotations
 
 import pytest
+from sim_helpers import assert_closed
 
 from simulator_mock import SimulationError, run_config
 from simulator_mock.examples import recycle
-from sim_helpers import assert_closed
 
 
 @pytest.fixture(scope="module")

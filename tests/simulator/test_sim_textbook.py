@@ -3,27 +3,27 @@
 from __future__ import annotations
 
 import pytest
+from sim_helpers import assert_closed, direct_flasher
 
 from simulator_mock import run_config
 from simulator_mock.examples import METHANOL, WATER, boiling_point, water_mixing
-from sim_helpers import assert_closed, direct_flasher
 
 
 def test_water_normal_boiling_point() -> None:
     results = run_config(boiling_point(WATER))
     assert_closed(results)
     T = results["streams"]["SAT"]["temperature_C"]
-    assert T == pytest.approx(99.97, abs=0.5)
+    assert pytest.approx(99.97, abs=0.5) == T
     flasher, _ = direct_flasher(["water"], "NRTL")
-    assert T == pytest.approx(flasher.flash(P=101325, VF=0).T - 273.15, abs=1e-6)
+    assert pytest.approx(flasher.flash(P=101325, VF=0).T - 273.15, abs=1e-6) == T
 
 
 def test_methanol_normal_boiling_point() -> None:
     results = run_config(boiling_point(METHANOL))
     T = results["streams"]["SAT"]["temperature_C"]
-    assert T == pytest.approx(64.7, abs=0.5)
+    assert pytest.approx(64.7, abs=0.5) == T
     flasher, _ = direct_flasher(["methanol"], "NRTL")
-    assert T == pytest.approx(flasher.flash(P=101325, VF=0).T - 273.15, abs=1e-6)
+    assert pytest.approx(flasher.flash(P=101325, VF=0).T - 273.15, abs=1e-6) == T
 
 
 def test_methanol_water_bubble_point() -> None:

@@ -1,0 +1,200 @@
+"""Benchmark of the simulator service: latency per flowsheet kind, throughput, overhead against the engine.
+
+Starts ``python -m simulator_mock`` on a free loopback port, then prints p50/p95 latency of
+POST /run-aspen-simulation per flowsheet kind (single unit, 4-unit train, RadFrac column, recycle),
+requests/s of single-unit runs with 8 concurrent clients, and the ratio of the service's p50 to
+calling ``simulator_mock.run_config`` directly in this process on the same flowsheet.
+
+    python benchmarks/simulator_bench.py [--workers 2] [--requests 40] [--duration 8] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # run from anywhere, installed or not
+
+from simulator_mock import run_config  # noqa: E402
+from simulator_mock.examples import column, heater, process_train, recycle  # noqa: E402
+
+KINDS: dict[str, Callable[[], dict[str, Any]]] = {
+    "single unit (Heater)": heater,
+    "train (Pump-Heater-Valve-Flash2)": process_train,
+    "column (RadFrac 15 stages)": column,
+    "recycle (4 blocks, Wegstein)": recycle,
+}
+TARGETS = {"single unit (Heater)": 20.0, "column (RadFrac 15 stages)": 250.0}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def start_service(workers: int, results_dir: str) -> tuple[subprocess.Popen, str, float, float]:
+    """Start the service; return (process, url, seconds to first /health, seconds until workers are warm)."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "simulator_mock",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--results-dir",
+            results_dir,
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    ready = warm = None
+    while time.perf_counter() - started < 60:
+        try:
+            health = httpx.get(f"{url}/health", timeout=1.0).json()
+            ready = ready or time.perf_counter() - started
+            if health.get("warm"):
+                warm = time.perf_counter() - started
+                break
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.02)
+    if ready is None or warm is None:
+        process.kill()
+        raise SystemExit("service did not start")
+    return process, url, ready, warm
+
+
+def time_service(client: httpx.Client, config: dict[str, Any], n: int) -> list[float]:
+    for _ in range(3):  # warm the worker's property-package cache
+        assert client.post("/run-aspen-simulation", json=config).json()["success"]
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        response = client.post("/run-aspen-simulation", json=config)
+        times.append((time.perf_counter() - t0) * 1000)
+        assert response.status_code == 200, response.text
+    return times
+
+
+def time_engine(config: dict[str, Any], n: int) -> list[float]:
+    for _ in range(3):
+        run_config(config)
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        run_config(config)
+        times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
+async def throughput(url: str, config: dict[str, Any], clients: int, duration: float) -> tuple[float, int]:
+    """Requests/s of ``clients`` concurrent clients posting ``config`` for ``duration`` seconds."""
+    body = json.dumps(config).encode()
+    done = 0
+    failures = 0
+    deadline = time.perf_counter() + duration
+
+    async def client_loop(client: httpx.AsyncClient) -> None:
+        nonlocal done, failures
+        while time.perf_counter() < deadline:
+            response = await client.post(
+                "/run-aspen-simulation", content=body, headers={"content-type": "application/json"}
+            )
+            done += 1
+            failures += response.status_code != 200
+
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+        started = time.perf_counter()
+        await asyncio.gather(*(client_loop(client) for _ in range(clients)))
+        elapsed = time.perf_counter() - started
+    return done / elapsed, failures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--workers", type=int, default=2, help="engine worker processes of the service")
+    parser.add_argument("--requests", type=int, default=40, help="timed requests per flowsheet kind")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent clients for the throughput run")
+    parser.add_argument("--duration", type=float, default=8.0, help="seconds of the throughput run")
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    args = parser.parse_args()
+
+    rows = []
+    (REPO / "results").mkdir(exist_ok=True)  # git-ignored; the same filesystem the service would write to
+    with tempfile.TemporaryDirectory(dir=REPO / "results", prefix="bench-") as results_dir:
+        process, url, ready_s, warm_s = start_service(args.workers, results_dir)
+        try:
+            with httpx.Client(base_url=url, timeout=60) as client:
+                for kind, build in KINDS.items():
+                    config = build()
+                    service = time_service(client, config, args.requests)
+                    engine = time_engine(config, args.requests)
+                    rows.append(
+                        {
+                            "kind": kind,
+                            "p50_ms": statistics.median(service),
+                            "p95_ms": percentile(service, 0.95),
+                            "engine_p50_ms": statistics.median(engine),
+                            "overhead": statistics.median(service) / statistics.median(engine),
+                        }
+                    )
+            rate, failures = asyncio.run(throughput(url, heater(), args.clients, args.duration))
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+    print(f"service ready (GET /health answers) after {ready_s:.2f} s; workers warm after {warm_s:.2f} s")
+    header = ("flowsheet kind", "p50 ms", "p95 ms", "engine p50", "overhead", "target")
+    print(f"{header[0]:36s} {header[1]:>8s} {header[2]:>8s} {header[3]:>11s} {header[4]:>9s} {header[5]:>8s}")
+    for row in rows:
+        target = f"<= {TARGETS[row['kind']]:.0f}" if row["kind"] in TARGETS else ""
+        print(
+            f"{row['kind']:36s} {row['p50_ms']:8.1f} {row['p95_ms']:8.1f} {row['engine_p50_ms']:11.1f} "
+            f"{row['overhead']:8.2f}x {target:>8s}"
+        )
+    heavy = [r for r in rows if r["engine_p50_ms"] >= 10]
+    overall = sum(r["p50_ms"] for r in heavy) / sum(r["engine_p50_ms"] for r in heavy)
+    print(f"overhead on flowsheets of >= 10 ms engine time (sum of p50s): {overall:.2f}x (target <= 1.2x)")
+    print(
+        f"throughput, single unit, {args.clients} concurrent clients, {args.workers} workers: "
+        f"{rate:.0f} req/s ({failures} failures; target >= 100)"
+    )
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                {"ready_s": ready_s, "warm_s": warm_s, "kinds": rows, "overhead": overall, "req_per_s": rate},
+                indent=2,
+            )
+        )
+
+
+if __name__ == "__main__":
+    main()
