@@ -222,32 +222,15 @@ class PropertyPackage:
                 "liquid enthalpy from the vapour-pressure curve (no enthalpy of vaporization data for all "
                 "components)"
             )
-        if liquid != "NRTL" or len(self.CASs) < 2:
-            return liquid, caloric
-        from thermo.interaction_parameters import IPDB
+        if liquid == "NRTL" and len(self.CASs) > 1:
+            from simulator_mock.binary_parameters import nrtl_parameters
 
-        missing = []
-        for i in range(len(self.CASs)):
-            for j in range(i + 1, len(self.CASs)):
-                pair = [self.CASs[i], self.CASs[j]]
-                if not (
-                    IPDB.has_ip_specific("ChemSep NRTL", pair, "bij")
-                    and IPDB.has_ip_specific("ChemSep NRTL", pair[::-1], "bij")
-                ):
-                    missing.append(f"{self.names[i]}/{self.names[j]}")
-        if not missing:
-            return "NRTL", caloric
-        if all(groups for groups in self.constants.UNIFAC_groups):
-            self.warnings.append(
-                f"NRTL: no ChemSep binary parameters for {', '.join(missing)}; the liquid phase uses "
-                "UNIFAC (original) instead"
+            tau_bs, alpha_cs, notes = nrtl_parameters(
+                list(self.CASs), self.names, list(self.constants.UNIFAC_groups), list(self.constants.Tbs)
             )
-            return "UNIFAC", caloric
-        self.warnings.append(
-            f"NRTL: no ChemSep binary parameters for {', '.join(missing)} and no UNIFAC groups for every "
-            "component; those pairs are treated as ideal"
-        )
-        return "NRTL", caloric
+            self._nrtl = (np.asarray(tau_bs, dtype=float), np.asarray(alpha_cs, dtype=float))
+            self.warnings.extend(notes)
+        return liquid, caloric
 
     def models(self, idx: tuple[int, ...]) -> PhaseModels:
         """Phase models and flasher for the components at positions ``idx`` (cached)."""
@@ -302,7 +285,7 @@ class PropertyPackage:
                 HeatCapacityGases=correlations.HeatCapacityGases,
                 VolumeLiquids=correlations.VolumeLiquids,
                 EnthalpyVaporizations=correlations.EnthalpyVaporizations,
-                GibbsExcessModel=self._excess_model(constants, CASs, T, zs),
+                GibbsExcessModel=self._excess_model(constants, idx, T, zs),
                 equilibrium_basis="Psat",
                 caloric_basis=self.caloric_basis,
                 T=T,
@@ -315,17 +298,13 @@ class PropertyPackage:
             flasher = FlashVL(constants, correlations, liquid=liquid, gas=gas)
         return PhaseModels(gas, liquid, flasher, self.Hfs[list(idx)])
 
-    def _excess_model(self, constants: Any, CASs: list[str], T: float, zs: list[float]) -> Any:
+    def _excess_model(self, constants: Any, idx: tuple[int, ...], T: float, zs: list[float]) -> Any:
         from thermo import NRTL, UNIFAC, IdealSolution
 
-        n = len(CASs)
-        if n == 1 or self.liquid_model == "ideal-solution":
+        if len(idx) == 1 or self.liquid_model == "ideal-solution":
             return IdealSolution(T=T, xs=zs)
         if self.liquid_model == "NRTL":
-            from thermo.interaction_parameters import IPDB
-
-            tau_bs = IPDB.get_ip_asymmetric_matrix("ChemSep NRTL", CASs, "bij")
-            alpha_cs = IPDB.get_ip_asymmetric_matrix("ChemSep NRTL", CASs, "alphaij")
+            tau_bs, alpha_cs = (m[np.ix_(idx, idx)].tolist() for m in self._nrtl)
             return NRTL(T=T, xs=zs, tau_bs=tau_bs, alpha_cs=alpha_cs)
         from thermo.unifac import UFIP, UFSG
 

@@ -74,3 +74,21 @@ def test_units_of_the_inputs_do_not_change_the_answer() -> None:
         "FLOW_VALUE": {"WATER": 1},
     }
     assert run_config(config)["streams"]["MIX"]["temperature_C"] == pytest.approx(base, abs=1e-6)
+
+
+def test_missing_nrtl_pair_is_estimated_from_unifac_and_reported() -> None:
+    """Water/isopropanol has no ChemSep NRTL pair: UNIFAC-estimated parameters still give its azeotrope."""
+
+    def bubble_point(x_ipa: float) -> dict:
+        config = boiling_point(METHANOL, {"MEOH": x_ipa, "WATER": 1 - x_ipa})
+        config["components"] = [{"cid": "MEOH", "name": "isopropanol"}, {"cid": "WATER", "name": "water"}]
+        return run_config(config)
+
+    results = bubble_point(0.68)
+    assert any("isopropanol/water" in w and "UNIFAC" in w for w in results["warnings"])
+    assert results["liquid_model"] == "NRTL"
+    T_azeo = results["streams"]["SAT"]["temperature_C"]
+    assert T_azeo == pytest.approx(80.4, abs=1.5)  # textbook azeotrope: 80.4 C at x(IPA) about 0.68
+    # minimum-boiling azeotrope: both sides boil higher
+    for x in (0.3, 0.95):
+        assert bubble_point(x)["streams"]["SAT"]["temperature_C"] > T_azeo
