@@ -116,7 +116,11 @@ class GRPOConfig(_Section):
     )
 
     # GRPO
-    steps: int = Field(100, gt=0, description="Training steps (one optimiser update per step by default).")
+    steps: int = Field(
+        100,
+        gt=0,
+        description="Training steps in all, those of a resumed checkpoint included.",
+    )
     tasks_per_step: int = Field(8, gt=0, description="Tasks (groups) per step.")
     group_size: int = Field(
         8, ge=2, description="Rollouts per task (G); advantages are relative within a group."
@@ -168,7 +172,10 @@ class GRPOConfig(_Section):
 
     # evaluation, checkpoints, metrics
     eval_every: int = Field(
-        10, ge=0, description="Evaluate on the validation tasks every k steps (0: never)."
+        10, ge=0, description="Evaluate on the validation tasks every k steps and after the last (0: never)."
+    )
+    eval_repeats: int = Field(
+        1, gt=0, description="Rollouts per validation task in each evaluation (sampled at temperature)."
     )
     save_every: int = Field(10, ge=0, description="Checkpoint every k steps (0: only at the end).")
     run_name: str = Field(
