@@ -13,6 +13,8 @@ from aspen_rl.tasks.datasets import load_tasks, save_tasks
 from aspen_rl.tasks.model import AspenTask
 
 SIGNIFICANT_DIGITS = 6
+# A regenerated value within this relative distance of the stored one counts as unchanged (platform noise).
+SAME_VALUE_REL_TOL = 1e-5
 
 
 class RegenerationError(RuntimeError):
@@ -67,6 +69,8 @@ async def regenerate_task(task: AspenTask, client: SimulatorClient) -> tuple[Asp
                 "in the results document"
             )
         new = round_significant(actual)
+        if math.isclose(new, target.value, rel_tol=SAME_VALUE_REL_TOL, abs_tol=1e-12):
+            new = target.value  # unchanged within float noise: keep the stored digits
         updated = target.model_copy(update={"value": new})
         if updated.tolerance() == 0.0:
             raise RegenerationError(
@@ -95,12 +99,24 @@ async def regenerate_file(
     return changes
 
 
-def in_process_client() -> SimulatorClient:
-    """A client for the mock simulator running in this process (no port, no network)."""
-    import httpx
-    from simulator_mock.app import create_app
+def in_process_client(results_dir: str | Path | None = None) -> SimulatorClient:
+    """A client for the mock simulator running in this process (one engine thread, no port, no network).
 
-    return SimulatorClient("http://simulator-mock.local", transport=httpx.ASGITransport(app=create_app()))
+    Args:
+        results_dir: Where the mock writes results files; a fresh temporary folder by default.
+    """
+    import tempfile
+
+    import httpx
+
+    from simulator_mock.app import create_app
+    from simulator_mock.settings import Settings as MockSettings
+
+    folder = (
+        Path(results_dir) if results_dir is not None else Path(tempfile.mkdtemp(prefix="aspen_rl_regen_"))
+    )
+    app = create_app(MockSettings(workers=0, results_dir=folder))
+    return SimulatorClient("http://simulator-mock.local", transport=httpx.ASGITransport(app=app))
 
 
 async def regenerate_files(

@@ -1,0 +1,78 @@
+"""Shipped datasets: tiers and languages, every reference config runs on the mock, expected values fresh."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from aspen_rl.simulator import SimulatorClient
+from aspen_rl.tasks import SPLITS, Difficulty, load_split, load_tasks
+from aspen_rl.tasks.__main__ import main as tasks_cli
+from aspen_rl.tasks.regenerate import in_process_client, regenerate_task
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module")
+def all_tasks() -> dict[str, list]:
+    return {name: load_split(name, data_dir=DATA) for name in SPLITS}
+
+
+def test_tiers_sizes_and_languages(all_tasks: dict[str, list]) -> None:
+    tiers = {name: [t.difficulty for t in tasks] for name, tasks in all_tasks.items()}
+    assert (tiers["train"].count(Difficulty.EASY), tiers["train"].count(Difficulty.MEDIUM)) == (3, 4)
+    assert tiers["train"].count(Difficulty.HARD) == 3
+    assert len(tiers["val"]) == 5
+    assert tiers["test"] == [Difficulty.HARD] * 3
+    every = [t for tasks in all_tasks.values() for t in tasks]
+    assert len({t.task_id for t in every}) == 18
+    chinese = [t for t in every if CJK.search(t.user_requirement)]
+    assert len(chinese) * 3 >= len(every)
+    for name, tasks in all_tasks.items():
+        assert all(t.split == name and t.reference_config and t.expected_output for t in tasks)
+
+
+def test_requirements_name_the_blocks_and_streams_of_their_targets(all_tasks: dict[str, list]) -> None:
+    for task in (t for tasks in all_tasks.values() for t in tasks):
+        for target in task.expected_output:
+            _, owner, *_ = target.path.split(".")
+            assert re.search(rf"(?<![A-Za-z0-9]){re.escape(owner)}(?![A-Za-z0-9])", task.user_requirement), (
+                f"{task.task_id}: {owner} (target {target.name!r}) is not named in the requirement"
+            )
+
+
+@pytest.fixture
+async def mock_client() -> SimulatorClient:
+    async with in_process_client() as client:
+        yield client
+
+
+@pytest.mark.parametrize("split", SPLITS)
+async def test_reference_configs_run_and_expected_outputs_are_fresh(
+    split: str, mock_client: SimulatorClient
+) -> None:
+    for task in load_tasks(DATA / f"{split}.jsonl"):
+        fresh, changes = await regenerate_task(task, mock_client)  # raises if the run fails
+        assert changes == [], (
+            f"{task.task_id}: stale expected values, run `python -m aspen_rl.tasks regenerate`"
+        )
+        assert fresh == task
+
+
+def test_regenerate_command_rewrites_stale_values(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "val.jsonl"
+    shutil.copy(DATA / "val.jsonl", path)
+    original = path.read_text(encoding="utf-8")
+    stale = original.replace('"value": 1.9,', '"value": 2.5,', 1)  # val-easy-01: OUT pressure 2 - 0.1 bar
+    assert stale != original
+    path.write_text(stale, encoding="utf-8")
+
+    assert tasks_cli(["regenerate", "--check", str(path)]) == 1
+    assert "val-easy-01 / OUT pressure: 2.5 -> 1.9" in capsys.readouterr().out
+    assert path.read_text(encoding="utf-8") == stale  # --check writes nothing
+    assert tasks_cli(["regenerate", str(path)]) == 0
+    assert path.read_text(encoding="utf-8") == original
