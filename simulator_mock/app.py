@@ -128,11 +128,14 @@ class Service:
             self.threads_only = True
             self.start()
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.executor, simulate_request, body, str(self.settings.results_dir))
-        try:
-            outcome = await asyncio.wait_for(future, self.settings.request_timeout_s)
+        limit = self.settings.request_timeout_s
+        future = loop.run_in_executor(
+            self.executor, simulate_request, body, str(self.settings.results_dir), limit
+        )
+        try:  # the engine stops itself at the limit; the extra seconds cover a queue wait
+            outcome = await asyncio.wait_for(future, limit + 30.0)
         except TimeoutError:
-            message = f"simulation still running after {self.settings.request_timeout_s:g} s; abandoned"
+            message = f"no answer from the engine after {limit + 30:g} s; abandoned"
             return Outcome(
                 422, orjson.dumps({"success": False, "error_type": "Timeout", "error_message": message})
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from typing import Any
 
@@ -9,6 +10,10 @@ from simulator_mock.errors import InternalError, SimulationError
 from simulator_mock.flowsheet import Flowsheet
 from simulator_mock.results import build_results
 from simulator_mock.schema_registry import validate_config
+from simulator_mock.time_budget import time_limit
+
+#: thermo's flashers and the package caches are shared; one simulation at a time per process.
+_LOCK = threading.Lock()
 
 
 def new_run_id() -> str:
@@ -16,12 +21,15 @@ def new_run_id() -> str:
     return uuid.uuid4().hex
 
 
-def run_config(config: dict[str, Any], run_id: str | None = None) -> dict[str, Any]:
+def run_config(
+    config: dict[str, Any], run_id: str | None = None, time_limit_s: float | None = None
+) -> dict[str, Any]:
     """Validate and simulate a flowsheet config.
 
     Args:
         config: the request body of /run-aspen-simulation, as a dict.
         run_id: id written into the results; a new one when omitted.
+        time_limit_s: wall-clock budget; past it the run fails with error_type Timeout.
 
     Returns:
         The results document (what GET /api/results/{run_id} serves).
@@ -31,10 +39,11 @@ def run_config(config: dict[str, Any], run_id: str | None = None) -> dict[str, A
             unexpected failures are wrapped in InternalError.
     """
     try:
-        validate_config(config)
-        flowsheet = Flowsheet(config)
-        solution = flowsheet.solve()
-        return build_results(flowsheet, solution, run_id or new_run_id())
+        with _LOCK, time_limit(time_limit_s):
+            validate_config(config)
+            flowsheet = Flowsheet(config)
+            solution = flowsheet.solve()
+            return build_results(flowsheet, solution, run_id or new_run_id())
     except SimulationError:
         raise
     except RecursionError:

@@ -125,6 +125,13 @@ class ConvergenceError(SimulationError):
     status = 422
 
 
+class TimeLimitError(SimulationError):
+    """The simulation used up its time budget (the request timeout)."""
+
+    error_type = "Timeout"
+    status = 422
+
+
 class BalanceError(SimulationError):
     """Mass or energy balance of a block or the flowsheet does not close."""
 

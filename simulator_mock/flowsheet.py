@@ -17,6 +17,7 @@ from simulator_mock.property_package import (
     resolve_component,
 )
 from simulator_mock.streams import Stream, feed_stream, flash_stream
+from simulator_mock.time_budget import check_time
 from simulator_mock.topology import Step, Topology, build_topology, calculation_order
 
 
@@ -116,6 +117,7 @@ class Flowsheet:
         return Solution(streams, self.blocks, loops)
 
     def _run_block(self, name: str, streams: dict[str, Stream]) -> None:
+        check_time(f"block {name}")
         block = self.blocks[name]
         feeds = {port: [streams[s] for s in names] for port, names in block.inlets.items()}
         outlets = block.run(feeds)

@@ -43,12 +43,12 @@ def warm() -> bool:
     return True
 
 
-def simulate_request(body: bytes, results_dir: str) -> Outcome:
+def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None = None) -> Outcome:
     """Run one /run-aspen-simulation request and write its files; never raises."""
     try:
         config = parse_body(body)
         run_id = new_run_id()
-        results = run_config(config, run_id)
+        results = run_config(config, run_id, time_limit_s)
         content = dumps(results)
         directory = Path(results_dir)
         result_path = write_results(content, directory, f"{run_id}.json")

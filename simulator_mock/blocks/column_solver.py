@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simulator_mock.errors import ConvergenceError
+from simulator_mock.time_budget import check_time
 
 #: props(j, T, P, x, y) -> (ln K, d ln K / dT, liquid molar H, vapour molar H) of stage j.
 StageProps = Callable[
@@ -239,6 +240,7 @@ def solve_column(problem: ColumnProblem, props: StageProps, where: str) -> Colum
     T, x, y = problem.T_guess.copy(), problem.x_guess.copy(), problem.y_guess.copy()
     change = np.inf
     for iteration in range(1, problem.max_iterations + 1):
+        check_time(where)
         s = sweep(T, x, y)
         if not (np.all(np.isfinite(s.T)) and np.all(np.isfinite(s.x))):
             break

@@ -68,3 +68,10 @@ def test_tear_stream_outside_a_loop_is_refused() -> None:
     with pytest.raises(SimulationError) as info:
         run_config(config)
     assert info.value.error_type == "InvalidTearStream"
+
+
+def test_time_budget_stops_a_long_run() -> None:
+    with pytest.raises(SimulationError) as info:
+        run_config(recycle("DIRECT"), time_limit_s=1e-9)
+    assert (info.value.error_type, info.value.status) == ("Timeout", 422)
+    assert "time limit" in info.value.message
