@@ -11,7 +11,7 @@ with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1)
 - ``config``: some ``run_simulation`` call carried a JSON object as config.
 - ``accepted``: the simulator accepted a config as valid input: a run succeeded, or failed only
   while solving (the HTTP 422 error types of the contract, ``SOLVE_FAILURE_ERROR_TYPES``: flash
-  failed, infeasible specification, not converged, balance not closed, internal error).
+  failed, infeasible specification, not converged, balance not closed, timeout, internal error).
 - ``simulated``: a run succeeded.
 - ``read``: a successful ``get_result`` read a run started in this same trace.
 - ``targets``: fraction of ``task.expected_output`` met, within each target's tolerance, by the
@@ -68,9 +68,9 @@ EXCESS_CALL_PENALTY = 0.1
 QUALITY_PARTS = {"reported": 0.5, "grounded": 0.3, "form": 0.2}
 MATCH_REL_TOL = 0.02
 MIN_LENGTH, MAX_LENGTH = 40, 4000
-# error_type values of a run that failed while *solving* a valid config (HTTP 422 in simulator_mock).
+# error_type values of a run that failed solving a valid config (HTTP 422, docs/simulator_contract.md).
 SOLVE_FAILURE_ERROR_TYPES = frozenset(
-    {"FlashFailed", "InfeasibleSpecification", "NotConverged", "BalanceNotClosed", "InternalError"}
+    {"FlashFailed", "InfeasibleSpecification", "NotConverged", "BalanceNotClosed", "Timeout", "InternalError"}
 )
 # Reported value x is read as y = scale * x + offset (same units, percent/kPa, MW/t/h, K).
 _UNIT_READINGS: tuple[tuple[float, float], ...] = ((1.0, 0.0), (0.01, 0.0), (1000.0, 0.0), (1.0, -273.15))
