@@ -18,9 +18,15 @@ logger = logging.getLogger(__name__)
 Tool = Callable[..., Awaitable[str]]
 
 RESULT_SIGNIFICANT_DIGITS = 5
-RESULT_MAX_CHARS = 12_000
-# Dropped, in this order, from the text the model reads when a results document is too long.
-_DROPPABLE_STREAM_KEYS = ("enthalpy_flow_kW", "mass_fractions", "component_flows_kmol_hr")
+RESULT_MAX_CHARS = 8_000
+# (section, key) dropped from every stream/block entry, in this order, while the text the model reads
+# is longer than the limit; the full document is always kept in the trace.
+_DROPPABLE = (
+    ("streams", "enthalpy_flow_kW"),
+    ("streams", "mass_fractions"),
+    ("blocks", "stage_profile"),
+    ("streams", "component_flows_kmol_hr"),
+)
 
 
 def dumps(data: Any) -> str:
@@ -39,17 +45,22 @@ def _round(node: Any, digits: int) -> Any:
 
 
 def compact_results(document: dict[str, Any], max_chars: int = RESULT_MAX_CHARS) -> str:
-    """The results document as the model reads it: floats to 5 significant digits, and when still
-    longer than ``max_chars``, per-stream enthalpy, mass fractions and component flows dropped."""
+    """The results document as the model reads it.
+
+    Floats are rounded to 5 significant digits; while the text is longer than ``max_chars``, per-stream
+    enthalpy flows, mass fractions, column stage profiles and component flows are dropped, in that order.
+    """
     data = _round(document, RESULT_SIGNIFICANT_DIGITS)
     text = dumps(data)
-    streams = data.get("streams") if isinstance(data, dict) else None
-    for key in _DROPPABLE_STREAM_KEYS:
-        if len(text) <= max_chars or not isinstance(streams, dict):
+    for section, key in _DROPPABLE:
+        if len(text) <= max_chars:
             break
-        for stream in streams.values():
-            if isinstance(stream, dict):
-                stream.pop(key, None)
+        entries = data.get(section) if isinstance(data, dict) else None
+        if not isinstance(entries, dict):
+            continue
+        for entry in entries.values():
+            if isinstance(entry, dict):
+                entry.pop(key, None)
         text = dumps(data)
     return text
 

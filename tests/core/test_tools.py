@@ -88,13 +88,22 @@ def test_compact_results_rounds_and_trims() -> None:
         "component_flows_kmol_hr": {"WATER": 100.0},
         "enthalpy_flow_kW": -79012.3456,
     }
-    doc = {"run_id": "r1", "streams": {f"S{i}": dict(stream) for i in range(3)}}
+    profile = [{"stage": i, "T_C": 80.0 + i, "x": {"WATER": 1.0}} for i in range(1, 31)]
+    doc = {
+        "run_id": "r1",
+        "streams": {f"S{i}": dict(stream) for i in range(3)},
+        "blocks": {"C1": {"type": "RadFrac", "reboiler_duty_kW": 1234.5678, "stage_profile": profile}},
+    }
     full = json.loads(compact_results(doc))
     assert full["streams"]["S0"]["temperature_C"] == 80.123
     assert full["streams"]["S0"]["mole_fractions"]["WATER"] == 1.0
     assert full["streams"]["S0"]["enthalpy_flow_kW"] == -79012.0
-    trimmed = json.loads(compact_results(doc, max_chars=300))
+    assert len(full["blocks"]["C1"]["stage_profile"]) == 30
+    trimmed = json.loads(compact_results(doc, max_chars=600))
     assert "enthalpy_flow_kW" not in trimmed["streams"]["S2"]
     assert "mass_fractions" not in trimmed["streams"]["S2"]
+    assert "stage_profile" not in trimmed["blocks"]["C1"]
+    assert trimmed["streams"]["S2"]["component_flows_kmol_hr"] == {"WATER": 100.0}  # short enough now
     assert trimmed["streams"]["S2"]["temperature_C"] == 80.123
+    assert trimmed["blocks"]["C1"]["reboiler_duty_kW"] == 1234.6
     assert doc["streams"]["S0"]["temperature_C"] == 80.123456789  # the recorded document is untouched

@@ -1,0 +1,23 @@
+"""The package imports light: the core modules never pull in Agent Lightning or AutoGen."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_core_imports_are_light() -> None:
+    code = (
+        "import sys, aspen_rl, aspen_rl.settings, aspen_rl.tasks, aspen_rl.simulator, aspen_rl.trace, "
+        "aspen_rl.tools, aspen_rl.reward\n"
+        "heavy = [m for m in ('agentlightning', 'autogen_agentchat', 'autogen_core', 'torch', 'litellm') "
+        "if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+        "assert aspen_rl.load_settings is aspen_rl.settings.load_settings\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""
