@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from aspen_rl.reward import compute_reward
 from aspen_rl.simulator import SimulatorClient
 from aspen_rl.tasks import SPLITS, Difficulty, load_split, load_tasks
 from aspen_rl.tasks.__main__ import main as tasks_cli
 from aspen_rl.tasks.regenerate import in_process_client, regenerate_task
+from aspen_rl.tools import build_tools
+from aspen_rl.trace import RunTrace
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -76,3 +80,20 @@ def test_regenerate_command_rewrites_stale_values(tmp_path: Path, capsys: pytest
     assert path.read_text(encoding="utf-8") == stale  # --check writes nothing
     assert tasks_cli(["regenerate", str(path)]) == 0
     assert path.read_text(encoding="utf-8") == original
+
+
+@pytest.mark.parametrize("split", SPLITS)
+async def test_reference_solution_through_the_tools_scores_one(
+    split: str, mock_client: SimulatorClient
+) -> None:
+    """An expert run (schema -> run -> result, answer quoting every target to 4 digits) scores 1.0."""
+    for task in load_tasks(DATA / f"{split}.jsonl"):
+        trace = RunTrace()
+        get_schema, run_simulation, get_result = build_tools(mock_client, trace)
+        await get_schema(sorted({b["type"] for b in task.reference_config["blocks"]}))
+        run = json.loads(await run_simulation(json.dumps(task.reference_config)))
+        await get_result(run["run_id"])
+        values = {t.name: t.actual(trace.last_results) for t in task.expected_output}
+        trace.final_answer = "Results:\n" + "\n".join(f"- {n}: {v:.4g}" for n, v in values.items())
+        reward = compute_reward(task, trace)
+        assert reward.total == 1.0, (task.task_id, reward.details)
