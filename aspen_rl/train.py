@@ -222,6 +222,39 @@ def _build_algorithm(
             )
         except ValueError as exc:  # a bad algorithms.prompt_opt section (pydantic) or critic setting
             raise UsageError(f"invalid algorithms.prompt_opt settings: {exc}") from exc
+    if args.algorithm in ("grpo", "verl") and args.mode == "dev":
+        raise UsageError(
+            f"--algorithm {args.algorithm} trains through Trainer.fit: add --mode train "
+            "(--mode dev runs only the fast algorithms: baseline, prompt_opt)"
+        )
+    if args.algorithm == "grpo":
+        from aspen_rl.algorithms.grpo.algorithm import GRPOAlgorithm
+
+        if args.repeats == 1:
+            raise UsageError("--algorithm grpo compares rollouts within a group: --repeats (G) must be >= 2")
+        try:
+            return GRPOAlgorithm.from_settings(
+                settings,
+                resources,
+                report,
+                model=args.model,
+                group_size=args.repeats,
+                seed=args.seed,
+                resume=args.resume,
+                test_dataset=splits.test,
+            )
+        except (ValueError, FileNotFoundError) as exc:  # GRPOConfigError is a ValueError
+            raise UsageError(f"--algorithm grpo: {exc}") from exc
+    if args.algorithm == "verl":
+        from aspen_rl.algorithms.verl import build_verl
+        from aspen_rl.algorithms.verl_config import VerlUnavailableError
+
+        try:
+            return build_verl(
+                settings, model=args.model, group_size=args.repeats, run_name=report.output_dir.name
+            )
+        except (VerlUnavailableError, ValueError, FileNotFoundError) as exc:  # VerlConfigError: ValueError
+            raise UsageError(str(exc)) from exc
     raise UsageError(
         f"--algorithm {args.algorithm} is not available in this version yet; use --algorithm baseline"
     )
@@ -249,6 +282,12 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
         ),
     )
     agent = AspenLitAgent(settings)
+    train, val = splits.train, splits.val or None
+    if args.algorithm == "verl":  # verl moves tasks through Arrow columns: one JSON string per task
+        from aspen_rl.algorithms.verl import VerlTaskAgent, verl_rows
+
+        agent = VerlTaskAgent(settings)
+        train, val = verl_rows(splits.train), verl_rows(splits.val) or None
     if args.mode == "dev":
         if not isinstance(algorithm, FastAlgorithm):
             raise UsageError(
@@ -256,7 +295,7 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
             )
         trainer.dev(agent, splits.train, val_dataset=splits.val or None)
     else:
-        trainer.fit(agent, splits.train, val_dataset=splits.val or None)
+        trainer.fit(agent, train, val_dataset=val)
 
 
 def _configure_logging(log_file: Path) -> None:

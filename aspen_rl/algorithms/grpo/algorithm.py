@@ -15,13 +15,15 @@ from typing import Any
 
 from agentlightning import ProxyLLM
 from agentlightning.algorithm import Algorithm
+from rich import box
 from rich.table import Table
 
-from aspen_rl.algorithms.grpo.checkpoint import STATE_FILE, latest_checkpoint
-from aspen_rl.algorithms.grpo.config import GRPOConfig
+from aspen_rl.algorithms.grpo.checkpoint import STATE_FILE, latest_checkpoint, read_state
+from aspen_rl.algorithms.grpo.config import DEFAULT_CONFIG_PATH, GRPOConfig, load_grpo_config
 from aspen_rl.algorithms.rollouts import publish, run_tasks
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport
+from aspen_rl.settings import Settings
 from aspen_rl.tasks import AspenTask
 
 logger = logging.getLogger(__name__)
@@ -36,16 +38,20 @@ STEP_KEY = "grpo_step"
 TABLE_COLUMNS = (
     ("step", "step", "{:.0f}"),
     ("reward", "reward_mean", "{:.3f}"),
-    ("± std", "reward_std", "{:.3f}"),
+    ("std", "reward_std", "{:.3f}"),
     ("loss", "loss", "{:+.4f}"),
-    ("grad norm", "grad_norm", "{:.3f}"),
+    ("grad", "grad_norm", "{:.3f}"),
     ("tokens", "tokens", "{:.0f}"),
-    ("zero-var", "zero_variance_groups", "{:.0f}"),
+    ("0-var", "zero_variance_groups", "{:.0f}"),
     ("failed", "failed_rollouts", "{:.0f}"),
-    ("eval reward", "eval/reward_mean", "{:.3f}"),
+    ("eval", "eval/reward_mean", "{:.3f}"),
     ("s", "step_seconds", "{:.1f}"),
 )
 """Columns of the final metrics table: (header, metrics key, format)."""
+TABLE_CAPTION = (
+    "reward: mean ± std of the trained groups; grad: gradient norm; 0-var: groups without signal; "
+    "failed: rollouts left out; eval: validation reward; s: step time"
+)
 
 
 def resolve_checkpoint(path: str | Path) -> Path:
@@ -63,6 +69,26 @@ def resolve_checkpoint(path: str | Path) -> Path:
             f"--resume {path}: not a GRPO checkpoint (no {STATE_FILE}) nor a run directory with step_<n>/"
         )
     return latest
+
+
+def check_resumable(checkpoint: Path, config: GRPOConfig) -> dict[str, Any]:
+    """The checkpoint's state, after checking it fits the config (warning when the base model differs).
+
+    Raises:
+        ValueError: LoRA adapter vs full weights mismatch.
+    """
+    state = read_state(checkpoint)
+    if bool(state.get("lora")) != config.lora.enabled:
+        raise ValueError(
+            f"checkpoint {checkpoint} holds {'a LoRA adapter' if state.get('lora') else 'full weights'} "
+            f"but the GRPO config has lora.enabled={config.lora.enabled}"
+        )
+    saved_model = state.get("config", {}).get("model")
+    if saved_model and saved_model != config.model:
+        logger.warning(
+            "checkpoint %s was trained from %s, resuming on %s", checkpoint, saved_model, config.model
+        )
+    return state
 
 
 def tasks_for_step(tasks: Sequence[AspenTask], step: int, k: int, seed: int) -> list[AspenTask]:
@@ -105,9 +131,11 @@ def metrics_table(rows: Sequence[dict[str, Any]], title: str = "GRPO metrics per
     by_step: dict[int, dict[str, Any]] = {}
     for row in rows:
         by_step.setdefault(int(row["step"]), {}).update(row)
-    table = Table(title=title)
+    table = Table(
+        title=title, box=box.SIMPLE_HEAD, caption=TABLE_CAPTION, collapse_padding=True, pad_edge=False
+    )
     for header, _, _ in TABLE_COLUMNS:
-        table.add_column(header, justify="right")
+        table.add_column(header, justify="right", no_wrap=True)
     for step in sorted(by_step):
         row = by_step[step]
         cells = []
@@ -170,6 +198,64 @@ class GRPOAlgorithm(Algorithm):
         self.deadline_s = deadline_s
         self.history: list[dict[str, Any]] = []
         self.last_checkpoint: Path | None = None
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        resources: dict[str, Any],
+        report: RunReport,
+        *,
+        model: str | None = None,
+        group_size: int | None = None,
+        seed: int = 0,
+        resume: str | Path | None = None,
+        test_dataset: Sequence[AspenTask] | None = None,
+    ) -> GRPOAlgorithm:
+        """Build from the CLI's pieces: ``configs/grpo.yaml`` + the ``algorithms.grpo`` section + flags.
+
+        The section holds GRPOConfig fields (they win over the YAML) and optionally ``config_file``
+        (another YAML). Checkpoints go to ``<models_dir>/grpo/<run>/step_<n>/`` (``checkpoint_dir`` in
+        the section wins), the run named after the report's folder; a resumed run keeps writing into the
+        run directory of its checkpoint unless the section names ``checkpoint_dir``/``run_name``.
+
+        Args:
+            settings: Run settings (``models_dir``, ``algorithms.grpo``).
+            resources: Resources of every rollout (``main_llm`` is replaced by the policy endpoint).
+            report: The run's report.
+            model: ``--model``: the policy (wins over the config).
+            group_size: ``--repeats``: G (wins over the config).
+            seed: ``--seed`` (the section's ``seed`` wins when set).
+            resume: ``--resume``: a checkpoint directory or a run directory (its latest step).
+            test_dataset: Optional test tasks, run once with the final policy.
+
+        Raises:
+            GRPOConfigError: invalid config values or keys.
+            FileNotFoundError: a config file or the checkpoint is missing.
+            ValueError: the checkpoint does not fit the config (LoRA vs full weights).
+        """
+        section = dict(getattr(settings.algorithms, "grpo", None) or {})
+        config_file = section.pop("config_file", DEFAULT_CONFIG_PATH)
+        if section.get("seed") is None:
+            section.pop("seed", None)
+        overrides: dict[str, Any] = {"seed": seed, **section}
+        if model:
+            overrides["model"] = model
+        if group_size:
+            overrides["group_size"] = group_size
+        checkpoint = resolve_checkpoint(resume) if resume is not None else None
+        if checkpoint is not None:
+            overrides.setdefault("checkpoint_dir", str(checkpoint.parent.parent))
+            overrides.setdefault("run_name", checkpoint.parent.name)
+        overrides.setdefault("checkpoint_dir", str(settings.models_dir / "grpo"))
+        overrides.setdefault("run_name", report.output_dir.name)
+        config = load_grpo_config(config_file, **overrides)
+        local = Path(config.model).expanduser()
+        if (local.is_absolute() or config.model.startswith((".", "~"))) and not local.exists():
+            raise FileNotFoundError(f"policy model directory not found: {config.model}")
+        if checkpoint is not None:
+            check_resumable(checkpoint, config)
+        return cls(config, resources, report, resume=checkpoint, test_dataset=test_dataset)
 
     # ---- set-up --------------------------------------------------------------------------------------
 
