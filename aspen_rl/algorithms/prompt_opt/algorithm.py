@@ -48,7 +48,8 @@ class PromptOptAlgorithm(FastAlgorithm):
     Every candidate is published as a ``PromptTemplate`` resource named ``system_prompt`` next to the
     other resources it was given (the ``LLM``), and run through the store like any rollout. Writes
     ``best_prompt.md``, ``history.json`` and ``best_score_per_round.png`` into ``prompts_dir``
-    (``history.json`` after every round). With test tasks, the best prompt is also run on them.
+    (the first two after every round, so an interrupted search keeps what it found). With test
+    tasks, the best prompt is also run on them.
     A ``FastAlgorithm``, so it serves both ``Trainer.dev`` and ``Trainer.fit``.
 
     Args:
@@ -204,7 +205,6 @@ class PromptOptAlgorithm(FastAlgorithm):
         if self.test_dataset:
             result.best.test = await self._run_test(result.best)
         self._write(result, finished=True)
-        write_best_prompt(self.prompts_dir / BEST_PROMPT_FILE, result)
         plot_best_per_round(result, self.prompts_dir / PLOT_FILE)
         self.report.console.print(beam_table(result.beam, "Final beam (chosen on validation)"))
         self.report.console.print(f"Best prompt ({result.best.id}): {self.prompts_dir / BEST_PROMPT_FILE}")
@@ -299,3 +299,4 @@ class PromptOptAlgorithm(FastAlgorithm):
             rollout_report=str(self.report.output_dir),
         )
         write_history(self.prompts_dir / HISTORY_FILE, history)
+        write_best_prompt(self.prompts_dir / BEST_PROMPT_FILE, result)  # the leader so far
