@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -63,6 +64,15 @@ def compact_results(document: dict[str, Any], max_chars: int = RESULT_MAX_CHARS)
                 entry.pop(key, None)
         text = dumps(data)
     return text
+
+
+_FENCE = re.compile(r"^\s*```[A-Za-z]*\s*\n(?P<body>.*?)\n?\s*```\s*$", re.DOTALL)
+
+
+def _strip_code_fence(text: str) -> str:
+    """The JSON inside a Markdown code fence (```json ... ```), as models often send it; else the text."""
+    match = _FENCE.match(text)
+    return match.group("body") if match else text
 
 
 def _error(error_type: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -176,7 +186,7 @@ def build_tools(client: SimulatorClient, trace: RunTrace) -> list[Tool]:
         parsed: Any = config
         if isinstance(config, str):
             try:
-                parsed = json.loads(config)
+                parsed = json.loads(_strip_code_fence(config))
             except json.JSONDecodeError as exc:
                 message = f"config is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
                 return _reject(config, "InvalidJSON", message)

@@ -107,3 +107,11 @@ def test_compact_results_rounds_and_trims() -> None:
     assert trimmed["streams"]["S2"]["temperature_C"] == 80.123
     assert trimmed["blocks"]["C1"]["reboiler_duty_kW"] == 1234.6
     assert doc["streams"]["S0"]["temperature_C"] == 80.123456789  # the recorded document is untouched
+
+
+async def test_config_in_a_markdown_code_fence_is_accepted(down_client: SimulatorClient) -> None:
+    trace = RunTrace()
+    _, run_simulation, _ = build_tools(down_client, trace)
+    answer = json.loads(await run_simulation('```json\n{"blocks": [{"name": "H1", "type": "Heater"}]}\n```'))
+    assert answer["error_type"] == "SimulatorUnavailable"  # it got as far as the (down) simulator
+    assert trace.calls[0].arguments == {"config": {"blocks": [{"name": "H1", "type": "Heater"}]}}
