@@ -26,10 +26,11 @@ from aspen_rl.algorithms.grpo.algorithm import (
     resolve_checkpoint,
     tasks_for_step,
 )
-from aspen_rl.algorithms.grpo.config import GRPOConfig, load_grpo_config
+from aspen_rl.algorithms.grpo.config import GRPOConfig, GRPOConfigError, load_grpo_config
 from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
 from aspen_rl.records import RewardScores, RolloutRecord
 from aspen_rl.reporting import RunReport, load_records
+from aspen_rl.settings import Settings
 from aspen_rl.tasks import AspenTask
 
 BROKEN = "train-broken"
@@ -210,3 +211,41 @@ def test_metrics_table_merges_train_and_eval_lines() -> None:
     console.print(table)
     row = [line for line in console.file.getvalue().splitlines() if "0.250" in line]
     assert len(row) == 1 and "0.750" in row[0] and "+0.5000" in row[0]
+
+
+def grpo_settings(models_dir: Path, **section: Any) -> Settings:
+    return Settings(_env_file=None, models_dir=models_dir, algorithms={"grpo": section})
+
+
+def test_from_settings_layers_yaml_section_and_flags(tiny_model: Path, tmp_path: Path) -> None:
+    settings = grpo_settings(tmp_path / "models", model=str(tiny_model), group_size=4, lora={"r": 4}, steps=3)
+    report = RunReport(tmp_path / "20250101-120000", Console(file=io.StringIO()))
+    cfg = GRPOAlgorithm.from_settings(settings, {}, report, seed=5).config
+    assert (cfg.model, cfg.group_size, cfg.steps, cfg.seed) == (str(tiny_model), 4, 3, 5)
+    assert (cfg.lora.r, cfg.lora.alpha, cfg.epsilon_high) == (4, 32, 0.28)  # the rest from configs/grpo.yaml
+    assert cfg.checkpoint_path(2) == tmp_path / "models" / "grpo" / "20250101-120000" / "step_2"
+    flags = GRPOAlgorithm.from_settings(settings, {}, report, model=str(tmp_path), group_size=2).config
+    assert (flags.model, flags.group_size) == (str(tmp_path), 2)
+    seeded = grpo_settings(tmp_path / "models", model=str(tiny_model), seed=9)
+    assert GRPOAlgorithm.from_settings(seeded, {}, report, seed=5).config.seed == 9
+    with pytest.raises(GRPOConfigError, match="unknown key 'group_sizes'"):
+        GRPOAlgorithm.from_settings(grpo_settings(tmp_path, group_sizes=4), {}, report)
+    with pytest.raises(FileNotFoundError, match="policy model directory not found"):
+        GRPOAlgorithm.from_settings(settings, {}, report, model=str(tmp_path / "absent"))
+
+
+def test_from_settings_resumes_into_the_checkpoints_run(tiny_model: Path, tmp_path: Path) -> None:
+    step = tmp_path / "models" / "grpo" / "first-run" / "step_4"
+    step.mkdir(parents=True)
+    state = {"global_step": 4, "lora": True, "config": {"model": str(tiny_model)}}
+    (step / "trainer_state.json").write_text(json.dumps(state))
+    settings = grpo_settings(tmp_path / "elsewhere")
+    report = RunReport(tmp_path / "second-run", Console(file=io.StringIO()))
+    algorithm = GRPOAlgorithm.from_settings(settings, {}, report, model=str(tiny_model), resume=step.parent)
+    assert algorithm.resume == step
+    assert algorithm.config.checkpoint_path(5) == step.parent / "step_5"
+    with pytest.raises(ValueError, match=r"holds a LoRA adapter but the GRPO config has lora\.enabled=False"):
+        full = grpo_settings(tmp_path, lora={"enabled": False})
+        GRPOAlgorithm.from_settings(full, {}, report, model=str(tiny_model), resume=step)
+    with pytest.raises(FileNotFoundError, match="not a GRPO checkpoint"):
+        GRPOAlgorithm.from_settings(settings, {}, report, model=str(tiny_model), resume=tmp_path)
