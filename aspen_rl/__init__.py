@@ -6,8 +6,10 @@ import importlib
 import os
 from typing import Any
 
-# Agent Lightning imports litellm, which otherwise tries to fetch a model-cost map from the network.
+# Agent Lightning imports litellm, which otherwise tries to fetch a model-cost map from the network
+# and logs its proxy's start-up chatter at INFO on the console.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_LOG", "ERROR")
 
 __version__ = "0.1.0"
 

@@ -17,6 +17,10 @@ import httpx
 logger = logging.getLogger(__name__)
 
 
+class ServiceError(RuntimeError):
+    """A local service could not be started."""
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port that was free on ``host`` a moment ago."""
     with socket.socket() as sock:
@@ -69,7 +73,7 @@ class LocalService(AbstractContextManager["LocalService"]):
         """Start the process and wait until it is healthy.
 
         Raises:
-            RuntimeError: if it exits or stays unhealthy past the start-up timeout.
+            ServiceError: if it exits or stays unhealthy past the start-up timeout.
         """
         log = self.log_path.open("ab") if self.log_path else subprocess.DEVNULL
         self._process = subprocess.Popen(
@@ -78,7 +82,7 @@ class LocalService(AbstractContextManager["LocalService"]):
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
-                raise RuntimeError(
+                raise ServiceError(
                     f"{self.name} exited with code {self._process.returncode} during start-up"
                     + (f"; see {self.log_path}" if self.log_path else "")
                 )
@@ -87,7 +91,7 @@ class LocalService(AbstractContextManager["LocalService"]):
                 return self
             time.sleep(0.1)
         self.stop()
-        raise RuntimeError(
+        raise ServiceError(
             f"{self.name} did not answer {self.health_path} within {self.startup_timeout_s:g} s"
         )
 

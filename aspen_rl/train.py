@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from aspen_rl.cli import build_parser
+from aspen_rl.services import ServiceError
 from aspen_rl.settings import Settings, load_settings
 from aspen_rl.tasks import AspenTask, load_split, load_tasks
 from aspen_rl.tasks.datasets import TaskFileError, save_tasks
@@ -53,6 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         console.print(f"[bold red]error:[/] {exc}")
         return 2
+    except ServiceError as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        return 1
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
         return 130

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from aspen_rl.reporting.summary import DIMENSIONS
+SHORT_NAMES = {"completion": "completion", "tool_efficiency": "tools", "response_quality": "answer"}
 
 
 def rollout_progress(console: Console) -> Progress:
@@ -25,12 +25,12 @@ def rollout_progress(console: Console) -> Progress:
 
 
 def summary_table(summary: dict[str, dict[str, Any]], title: str = "Reward by split and tier") -> Table:
-    """One row per split and tier: count, success rate, errors and mean [min-max] per dimension."""
+    """One row per split and tier: count, success rate, errors, total (mean and range), dimension means."""
     table = Table(title=title)
-    for column in ("split", "tier", "n", "success", "errors"):
-        table.add_column(column, justify="right" if column in {"n", "success", "errors"} else "left")
-    for dimension in DIMENSIONS:
-        table.add_column(dimension, justify="right")
+    table.add_column("split")
+    table.add_column("tier")
+    for column in ("n", "success", "errors", "total", "range", *SHORT_NAMES.values()):
+        table.add_column(column, justify="right")
     for split, tiers in summary.items():
         for tier, s in tiers.items():
             table.add_row(
@@ -39,7 +39,12 @@ def summary_table(summary: dict[str, dict[str, Any]], title: str = "Reward by sp
                 str(s["count"]),
                 f"{s['success_rate']:.0%}",
                 str(s["errors"]),
-                *(f"{s[d]['mean']:.3f} [{s[d]['min']:.2f}-{s[d]['max']:.2f}]" for d in DIMENSIONS),
+                f"{s['total']['mean']:.3f}",
+                f"{s['total']['min']:.2f}-{s['total']['max']:.2f}",
+                *(f"{s[d]['mean']:.3f}" for d in SHORT_NAMES),
                 style="bold" if tier == "all" else None,
             )
+    table.caption = (
+        "completion / tools (tool efficiency) / answer (response quality): means; range: total min-max"
+    )
     return table

@@ -1,60 +1,18 @@
-"""Helpers to run ``python -m aspen_rl.train`` as a user would, offline, in a scratch directory."""
+"""Fixtures of the end-to-end CLI tests."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-
-from aspen_rl.records import RolloutRecord
-from aspen_rl.reporting import load_records
-from aspen_rl.services import free_port
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def offline_env() -> dict[str, str]:
-    """The environment of a fresh machine: no model endpoint, no key, nothing at the simulator URL."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "ASPEN_"))}
-    env["ASPEN_SIMULATOR_URL"] = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
-
-
-class Run:
-    """A finished CLI run and its output directory."""
-
-    def __init__(self, proc: subprocess.CompletedProcess[str], output_dir: Path) -> None:
-        self.proc = proc
-        self.output_dir = output_dir
-
-    @property
-    def summary(self) -> dict[str, Any]:
-        return json.loads((self.output_dir / "summary.json").read_text(encoding="utf-8"))
-
-    @property
-    def records(self) -> list[RolloutRecord]:
-        return load_records(self.output_dir / "rollouts.jsonl")
+from cli_runner import Run, run_cli_in
 
 
 @pytest.fixture
 def run_cli(tmp_path: Path):
-    """Run the CLI in ``tmp_path`` (so no repo .env or config leaks in) and return the :class:`Run`."""
+    """Run ``python -m aspen_rl.train`` offline in ``tmp_path`` and return the finished :class:`Run`."""
 
     def _run(*args: str, timeout: float = 240, env: dict[str, str] | None = None) -> Run:
-        output_dir = tmp_path / "run"
-        cmd = [sys.executable, "-m", "aspen_rl.train", "--output-dir", str(output_dir), *args]
-        proc = subprocess.run(
-            cmd, cwd=tmp_path, env=env or offline_env(), capture_output=True, text=True, timeout=timeout
-        )
-        assert proc.returncode == 0, (
-            f"exit {proc.returncode}\nSTDOUT:\n{proc.stdout}\nSTDERR:\n{proc.stderr[-4000:]}"
-        )
-        return Run(proc, output_dir)
+        return run_cli_in(tmp_path, *args, timeout=timeout, env=env)
 
     return _run

@@ -10,12 +10,11 @@ from pathlib import Path
 from statistics import fmean
 
 import pytest
+from cli_runner import offline_env
 
 from aspen_rl.reporting import load_records
 from aspen_rl.services import mock_simulator
 from aspen_rl.tasks import load_split
-
-from .conftest import offline_env
 
 pytestmark = pytest.mark.slow
 DIMENSIONS = ("total", "completion", "tool_efficiency", "response_quality")
