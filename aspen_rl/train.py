@@ -151,25 +151,23 @@ def _load_settings(args: Any) -> Settings:
         raise UsageError(f"invalid settings: {exc}") from exc
 
 
+NEEDS_VALIDATION = ("prompt_opt",)
+"""Algorithms that select on the validation split, which is then loaded without --use-validation."""
+
+
 def _load_tasks(args: Any, settings: Settings) -> TaskSplits:
+    data_dir = settings.data_dir if settings.data_dir.is_dir() else None
+    use_val = args.use_validation or args.algorithm in NEEDS_VALIDATION
     try:
-        train = load_split("train", settings.data_dir if settings.data_dir.is_dir() else None)
+        train = load_split("train", data_dir)
         if args.limit:
             train = train[: args.limit]
         for path in args.tasks:
             if not path.is_file():
                 raise UsageError(f"task file not found: {path}")
             train += [t if t.split else t.model_copy(update={"split": "custom"}) for t in load_tasks(path)]
-        val = (
-            load_split("val", settings.data_dir if settings.data_dir.is_dir() else None)
-            if args.use_validation
-            else []
-        )
-        test = (
-            load_split("test", settings.data_dir if settings.data_dir.is_dir() else None)
-            if args.use_test
-            else []
-        )
+        val = load_split("val", data_dir) if use_val else []
+        test = load_split("test", data_dir) if args.use_test else []
     except (TaskFileError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from exc
     ids = [t.task_id for t in [*train, *val, *test]]
@@ -206,11 +204,11 @@ def _build_algorithm(
 
         return BaselineAlgorithm(resources, report, repeats=repeats, test_dataset=splits.test)
     if args.algorithm == "prompt_opt":
-        # The beam is chosen on validation; the val tasks must be loaded before the services start
-        # (the offline policy only knows the tasks it was started with), hence the flag.
+        # The beam is chosen on validation: _load_tasks loads it for prompt_opt (before the offline
+        # policy starts, which only knows the tasks it was started with).
         if not splits.val:
             raise UsageError(
-                "--algorithm prompt_opt chooses its beam on the validation split: add --use-validation"
+                "--algorithm prompt_opt chooses its beam on the validation split, which is empty"
             )
         from aspen_rl.algorithms.prompt_opt import PromptOptAlgorithm
 

@@ -85,7 +85,15 @@ def test_prompt_search_offline_then_a_run_with_the_best_prompt(tmp_path: Path) -
     assert f"system prompt from {best_file} ({len(best['prompt'].strip())} characters)" in log
 
 
-def test_prompt_opt_without_validation_is_a_usage_error(tmp_path: Path) -> None:
-    proc = train(tmp_path, "--algorithm", "prompt_opt", "--limit", "1", "--output-dir", str(tmp_path / "r"))
-    assert proc.returncode == 2
-    assert "add --use-validation" in " ".join(proc.stderr.split())  # rich wraps long lines
+def test_prompt_opt_loads_the_validation_split_without_the_flag() -> None:
+    from aspen_rl.cli import build_parser
+    from aspen_rl.settings import Settings
+    from aspen_rl.tasks import load_split
+    from aspen_rl.train import _load_tasks
+
+    args = build_parser().parse_args(["--algorithm", "prompt_opt", "--limit", "1"])
+    splits = _load_tasks(args, Settings())
+    assert [t.task_id for t in splits.val] == [t.task_id for t in load_split("val")]
+    assert len(splits.train) == 1 and splits.test == []
+    baseline = _load_tasks(build_parser().parse_args(["--limit", "1"]), Settings())
+    assert baseline.val == []
