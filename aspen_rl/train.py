@@ -273,6 +273,16 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
     from aspen_rl.services import free_port
 
     multiprocessing.set_start_method("fork", force=True)  # runners are forked (DESIGN.md)
+    agent = AspenLitAgent(settings)
+    train, val, llm_proxy = splits.train, splits.val or None, None
+    if args.algorithm == "verl":  # tasks as JSON rows; the agent holds the key of VERL's LLM proxy
+        from pydantic import SecretStr
+
+        from aspen_rl.algorithms.verl import VerlTaskAgent, local_llm_proxy, verl_rows
+
+        llm_proxy, key = local_llm_proxy(free_port())
+        agent = VerlTaskAgent(settings.model_copy(update={"model_api_key": SecretStr(key)}))
+        train, val = verl_rows(splits.train), verl_rows(splits.val) or None
     tracer = OtelTracer()
     trainer = Trainer(
         algorithm=algorithm,
@@ -282,14 +292,8 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
         strategy=ClientServerExecutionStrategy(
             n_runners=args.n_runners, server_host="127.0.0.1", server_port=free_port()
         ),
+        llm_proxy=llm_proxy,
     )
-    agent = AspenLitAgent(settings)
-    train, val = splits.train, splits.val or None
-    if args.algorithm == "verl":  # verl moves tasks through Arrow columns: one JSON string per task
-        from aspen_rl.algorithms.verl import VerlTaskAgent, verl_rows
-
-        agent = VerlTaskAgent(settings)
-        train, val = verl_rows(splits.train), verl_rows(splits.val) or None
     if args.mode == "dev":
         if not isinstance(algorithm, FastAlgorithm):
             raise UsageError(

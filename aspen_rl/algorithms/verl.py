@@ -2,11 +2,14 @@
 
 verl feeds the tasks through a Hugging Face ``Dataset`` (Arrow columns) and adds its own keys to each
 rollout input, so every task travels as one JSON string (``verl_rows``) and ``VerlTaskAgent`` turns it
-back into an ``AspenTask`` before the unchanged ``AspenLitAgent`` runs it.
+back into an ``AspenTask`` before the unchanged ``AspenLitAgent`` runs it. The LiteLLM proxy in front
+of verl's vLLM servers refuses to start without a master key: ``local_llm_proxy`` gives it a random
+one, binds it to loopback, and the agent sends that key.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -88,3 +91,25 @@ class VerlTaskAgent(AspenLitAgent):
         if isinstance(task, Mapping) and TASK_KEY in task:
             task = AspenTask.model_validate_json(task[TASK_KEY])
         return await super().rollout_async(task, resources, rollout)
+
+
+def local_llm_proxy(port: int, *, host: str = "127.0.0.1") -> tuple[Any, str]:
+    """Agent Lightning's ``LLMProxy`` for VERL, on loopback, with a fresh random master key.
+
+    Hand it to ``Trainer(llm_proxy=...)`` (VERL's daemon reuses it and fills in the vLLM servers) and
+    give the agent the key (``Settings.model_api_key``). Its liveness probe needs no key.
+
+    Returns:
+        The proxy (not started) and its master key.
+    """
+    from agentlightning import LLMProxy
+    from agentlightning.utils.server_launcher import PythonServerLauncherArgs
+
+    key = "sk-" + secrets.token_hex(24)
+    launcher = PythonServerLauncherArgs(
+        port=port, host=host, launch_mode="mp", healthcheck_url="/health/liveliness", startup_timeout=60.0
+    )
+    proxy = LLMProxy(
+        model_list=[], launcher_args=launcher, litellm_config={"general_settings": {"master_key": key}}
+    )
+    return proxy, key

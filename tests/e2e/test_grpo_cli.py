@@ -16,7 +16,13 @@ from rich.console import Console
 
 from aspen_rl.algorithms.grpo.algorithm import STEP_KEY
 from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
-from aspen_rl.algorithms.verl import TASK_KEY, VerlTaskAgent, verl_config_from_settings, verl_rows
+from aspen_rl.algorithms.verl import (
+    TASK_KEY,
+    VerlTaskAgent,
+    local_llm_proxy,
+    verl_config_from_settings,
+    verl_rows,
+)
 from aspen_rl.algorithms.verl_config import VerlConfigError, missing_verl_requirements
 from aspen_rl.cli import build_parser
 from aspen_rl.reporting import RunReport, load_records
@@ -162,3 +168,45 @@ async def test_verl_rows_carry_whole_tasks_to_the_agent() -> None:
     with pytest.raises(RuntimeError, match="stop here"):
         await Probe(Settings(_env_file=None)).rollout_async(row, {}, None)
     assert seen == [tasks[1]] and TASK_KEY in row
+
+
+@pytest.mark.slow
+async def test_verl_llm_proxy_starts_on_loopback_and_wants_its_key() -> None:
+    import httpx
+    from agentlightning import InMemoryLightningStore
+    from agentlightning.store.client_server import LightningStoreServer
+
+    store = LightningStoreServer(InMemoryLightningStore(), host="127.0.0.1", port=free_port())
+    await store.start()
+    proxy, key = local_llm_proxy(free_port())
+    proxy.set_store(store)
+    # What VERL's daemon does once its vLLM servers are up (none here: the backend is unreachable).
+    proxy.update_model_list(
+        [
+            {
+                "model_name": "m",
+                "litellm_params": {"model": "hosted_vllm/m", "api_base": "http://127.0.0.1:9/v1"},
+            }
+        ]
+    )
+    try:
+        await proxy.restart()
+        url = proxy.as_resource().get_base_url(None, None) + "/v1/chat/completions"
+        assert url.startswith("http://127.0.0.1:")
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        async with httpx.AsyncClient(timeout=30) as client:
+            answers = {
+                name: await client.post(url, json=body, headers=headers)
+                for name, headers in (
+                    ("none", {}),
+                    ("wrong", {"Authorization": "Bearer sk-wrong"}),
+                    ("key", {"Authorization": f"Bearer {key}"}),
+                )
+            }
+        # Only the key gets through to the (missing) backend; litellm answers the others 4xx/5xx itself.
+        forwarded = {name: "hosted_vllm" in a.text.lower() for name, a in answers.items()}
+        assert forwarded == {"none": False, "wrong": False, "key": True}
+        assert all(a.status_code >= 400 for a in answers.values())
+    finally:
+        await proxy.stop()
+        await store.stop()
