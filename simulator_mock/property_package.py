@@ -40,6 +40,8 @@ P_MIN_PA, P_MAX_PA = 1.0, 1e8
 
 #: Mole fractions below this are treated as absent (flashed on the remaining subset).
 TRACE = 1e-15
+#: When a flash fails, components below this mole fraction are dropped and the flash retried.
+RETRY_TRACE = 1e-7
 
 
 def canonical_method(name: str) -> str:
@@ -354,7 +356,22 @@ class PropertyPackage:
         if len(idx) > 1:
             kwargs["zs"] = sub.tolist()
         try:
-            res = models.flasher.flash(**kwargs)
+            try:
+                res = models.flasher.flash(**kwargs)
+            except Exception:
+                # thermo's saturation flashes fail on near-pure mixtures: drop trace components and retry
+                minor = sub < RETRY_TRACE
+                if not minor.any() or minor.all():
+                    raise
+                idx = tuple(i for i, m in zip(idx, minor, strict=True) if not m)
+                models = self.models(idx)
+                sub = sub[~minor] / sub[~minor].sum()
+                kwargs = dict(spec)
+                if "H" in kwargs:
+                    kwargs["H"] = kwargs["H"] - float(np.dot(sub, models.Hfs))
+                if len(idx) > 1:
+                    kwargs["zs"] = sub.tolist()
+                res = models.flasher.flash(**kwargs)
             state = self._state(res, idx, models, sub)
             vapor = liquid = None
             if split:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -35,6 +35,7 @@ BLOCK_TYPES: tuple[str, ...] = (
     "RadFrac",
 )
 SCHEMA_PARTS: tuple[str, ...] = ("base", *BLOCK_TYPES)
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 _MAX_MESSAGE = 600
 
 
@@ -43,8 +44,7 @@ def schema(part: str) -> dict[str, Any]:
     """The JSON Schema of one part (``base`` or a block type), as served by /api/schema."""
     if part not in SCHEMA_PARTS:
         raise KeyError(part)
-    text = resources.files("simulator_mock").joinpath("schemas", f"{part}.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return json.loads((SCHEMA_DIR / f"{part}.json").read_text(encoding="utf-8"))
 
 
 @cache

@@ -290,3 +290,35 @@ def test_process_train_of_four_units() -> None:
     assert b["F1"]["duty_kW"] == 0.0 and s["VAP"]["temperature_C"] == pytest.approx(s["S3"]["temperature_C"])
     total_in = results["balances"]["heat_duty_kW"] + results["balances"]["power_kW"]
     assert total_in == pytest.approx(b["H1"]["duty_kW"] + b["P1"]["power_kW"])
+
+
+def test_radfrac_newton_method_agrees_with_bubble_point_method(monkeypatch: pytest.MonkeyPatch) -> None:
+    import simulator_mock.blocks.column_solver as solver
+
+    by_bubble_point = run_config(column())
+    monkeypatch.setattr(solver, "BUBBLE_POINT_ITERATIONS", 0)
+    by_newton = run_config(column())
+    assert_closed(by_newton)
+    for name in ("DIST", "BTMS"):
+        for cid in ("MEOH", "WATER"):
+            assert by_newton["streams"][name]["component_flows_kmol_hr"][cid] == pytest.approx(
+                by_bubble_point["streams"][name]["component_flows_kmol_hr"][cid], rel=1e-4, abs=1e-6
+            )
+    for key in ("condenser_duty_kW", "reboiler_duty_kW"):
+        assert by_newton["blocks"]["C1"][key] == pytest.approx(by_bubble_point["blocks"]["C1"][key], rel=1e-5)
+
+
+def test_radfrac_sharp_split_falls_back_to_newton() -> None:
+    """25 stages, reflux 1, D/F 0.5: a pinched, very sharp split the bubble-point method cannot finish."""
+    import simulator_mock.blocks.column_solver as solver
+
+    results = run_config(column(stages=25, feed_stage=12, reflux=1.0, d_to_f=0.5))
+    assert_closed(results)
+    block = results["blocks"]["C1"]
+    assert block["distillate_rate_kmol_hr"] == pytest.approx(50.0, rel=1e-6)
+    assert block["iterations"] > solver.BUBBLE_POINT_ITERATIONS  # finished by the Newton method
+    assert results["streams"]["DIST"]["mole_fractions"]["MEOH"] > 0.98
+    flasher, _ = direct_flasher(["methanol", "water"], "NRTL")
+    for stage in block["stage_profile"][1:-1:4]:
+        bubble = flasher.flash(P=101325, VF=0, zs=[stage["x"]["MEOH"], stage["x"]["WATER"]])
+        assert stage["temperature_C"] == pytest.approx(bubble.T - 273.15, abs=1e-3)
