@@ -145,7 +145,7 @@ class Mixed:
         self.streams = [s for s in streams if not s.empty]
         self.flows = np.sum([s.flows for s in streams], axis=0) if streams else None
         self.H_total = float(sum(s.enthalpy_flow for s in self.streams))
-        self.P = min(s.P for s in streams)
+        self.P = min(s.P for s in (self.streams or streams))  # an empty stream sets no pressure
         self._stream: Stream | None = self.streams[0] if len(self.streams) == 1 else None
         if self._stream is not None and self._stream.P != self.P:
             self._stream = None
