@@ -259,24 +259,28 @@ class GRPOAlgorithm(Algorithm):
 
     # ---- set-up --------------------------------------------------------------------------------------
 
-    def _load_policy(self) -> _Policy:
-        """Trainer (restored when resuming), engine, endpoint and sink. Blocking."""
-        from aspen_rl.algorithms.grpo.engine import build_engine
+    def _load_trainer(self) -> tuple[Any, Any]:
+        """The trainer (restored when resuming) and the metrics sink. Blocking."""
         from aspen_rl.algorithms.grpo.metrics import MetricsSink
-        from aspen_rl.algorithms.grpo.server import ChatCompletionServer
         from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
 
-        cfg = self.config
-        trainer = GRPOTrainer(cfg)
-        sink = MetricsSink(self.report.output_dir, tensorboard=cfg.tensorboard)
+        trainer = GRPOTrainer(self.config)
+        sink = MetricsSink(self.report.output_dir, tensorboard=self.config.tensorboard)
         if self.resume is not None:
             trainer.load_checkpoint(self.resume)
             self._replay_metrics(sink, self.resume, trainer.global_step)
             logger.info("grpo: resumed from %s at step %d", self.resume, trainer.global_step)
-        engine = build_engine(cfg, model=trainer.model, tokenizer=trainer.tokenizer)
+        return trainer, sink
+
+    def _start_policy(self, trainer: Any, sink: Any) -> _Policy:
+        """Engine and endpoint; in the calling (main) thread, as vLLM versions before 0.10.2 require."""
+        from aspen_rl.algorithms.grpo.engine import build_engine
+        from aspen_rl.algorithms.grpo.server import ChatCompletionServer
+
+        engine = build_engine(self.config, model=trainer.model, tokenizer=trainer.tokenizer)
         if self.resume is not None:
             trainer.sync_to_engine(engine)  # a separate engine (vLLM) starts from the base weights
-        server = ChatCompletionServer.from_config(cfg, engine, trainer.tokenizer)
+        server = ChatCompletionServer.from_config(self.config, engine, trainer.tokenizer)
         server.start()
         return _Policy(trainer, engine, server, sink)
 
@@ -315,7 +319,8 @@ class GRPOAlgorithm(Algorithm):
             raise ValueError("GRPO needs train tasks")
         console = self.report.console
         console.print(f"GRPO: loading the policy {cfg.model} ({cfg.engine} engine)")
-        policy = await asyncio.to_thread(self._load_policy)
+        trainer, sink = await asyncio.to_thread(self._load_trainer)
+        policy = self._start_policy(trainer, sink)
         store = self.get_store()
         try:
             resources_id = await publish(
