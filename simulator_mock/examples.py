@@ -40,8 +40,8 @@ def flowsheet(
     stream_data: dict[str, Any],
     **block_data: dict[str, Any],
 ) -> Config:
-    """Assemble a config; streams are collected from the connections, block data passed as keyword "
-    "sections."""
+    """Assemble a config; streams are collected from the connections, block data passed as keyword
+    sections."""
     streams: list[str] = []
     for ports in connections.values():
         streams.extend(s for s in ports if s not in streams)
@@ -213,8 +213,8 @@ def heat_exchanger() -> Config:
 
 
 def combustion(adiabatic: bool = False) -> Config:
-    """Methane burnt with excess air (CH4 + 2 O2 -> CO2 + 2 H2O, 100 % conversion), isothermal or "
-    "adiabatic."""
+    """Methane burnt with excess air (CH4 + 2 O2 -> CO2 + 2 H2O, 100 % conversion), isothermal or
+    adiabatic."""
     spec = (
         {"SPEC_OPT": "PQ", "PRES_VALUE": 1, "PRES_UNITS": "bar", "DUTY_VALUE": 0, "DUTY_UNITS": "kW"}
         if adiabatic
@@ -311,8 +311,8 @@ def column(stages: int = 15, feed_stage: int = 8, reflux: float = 1.5, d_to_f: f
 
 
 def process_train() -> Config:
-    """Four-unit train: pump water/methanol to 5 bar, heat to 130 C, let down to 1.2 bar, separate in a "
-    "drum."""
+    """Four-unit train: pump water/methanol to 5 bar, heat to 130 C, let down to 1.2 bar, separate in a
+    drum."""
     return flowsheet(
         "Pump-heater-valve-flash train",
         [METHANOL, WATER],
@@ -335,8 +335,8 @@ def process_train() -> Config:
 
 
 def recycle(method: str = "WEGSTEIN") -> Config:
-    """Flash with liquid recycle: feed + recycle -> mixer -> heater (82 C) -> flash; 70 % of the liquid "
-    "returns."""
+    """Flash with liquid recycle: feed + recycle -> mixer -> heater (82 C) -> flash; 70 % of the liquid
+    returns."""
     config = flowsheet(
         "Flash with liquid recycle",
         [METHANOL, WATER],

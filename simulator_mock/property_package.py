@@ -1,5 +1,4 @@
-"""Property packages: components from the `chemicals` database, Aspen method names mapped to `thermo` "
-"models."""
+"""Property packages: chemicals from the `chemicals` database, Aspen method names as `thermo` models."""
 
 from __future__ import annotations
 
@@ -26,13 +25,6 @@ METHODS: dict[str, tuple[str, str]] = {
     "PENG-ROB": ("PR", "PR"),
     "RK-SOAVE": ("SRK", "SRK"),
 }
-#: Other spellings accepted for the same methods.
-METHOD_ALIASES: dict[str, str] = {
-    "PR": "PENG-ROB",
-    "PENGROB": "PENG-ROB",
-    "RKS": "RK-SOAVE",
-    "SRK": "RK-SOAVE",
-}
 
 #: Bounds of any flash; outside them the correlations are meaningless.
 T_MIN_K, T_MAX_K = 10.0, 3000.0
@@ -51,7 +43,6 @@ def canonical_method(name: str) -> str:
         UnknownPropertyMethodError: not one of the supported methods.
     """
     key = name.strip().upper()
-    key = METHOD_ALIASES.get(key, key)
     if key not in METHODS:
         raise UnknownPropertyMethodError(
             f"property_methods: unknown property method {name!r}; supported: {', '.join(METHODS)}"
@@ -389,8 +380,8 @@ class PropertyPackage:
         return state, vapor, liquid
 
     def _gas_like(self, res: Any, idx: tuple[int, ...], sub: np.ndarray) -> bool:
-        """A single cubic-EOS phase is vapour when above the pseudo-critical temperature or gas-like (Z > "
-        "0.5)."""
+        """A single cubic-EOS phase is vapour when above the pseudo-critical temperature or gas-like (Z >
+        0.5)."""
         Tcs = np.asarray([self.constants.Tcs[i] for i in idx], dtype=float)
         Z = float(res.P) * float(res.V()) / (8.314462618 * float(res.T))
         return float(res.T) > float(np.dot(sub, Tcs)) or Z > 0.5

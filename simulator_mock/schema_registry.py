@@ -116,8 +116,8 @@ def _raise_first(errors: Any, prefix: tuple[Any, ...]) -> None:
 
 
 def _typed(error: ValidationError, path: str) -> type[SimulationError]:
-    """Error class for a schema failure: enum failures on units, methods and block types get their own "
-    "type."""
+    """Error class for a schema failure: enum failures on units, methods and block types get their own
+    type."""
     if error.validator == "enum":
         last = str(error.absolute_path[-1]) if error.absolute_path else ""
         if last.endswith("_UNITS"):

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from simulator_mock.errors import OutOfBoundsError, SpecificationError
-from simulator_mock.property_package import PhaseState, PropertyPackage
+from simulator_mock.property_package import PropertyPackage
 from simulator_mock.streams import Stream, flash_stream
 from simulator_mock.units import from_si, to_si
 
@@ -171,10 +171,6 @@ class Mixed:
                     "feed", self.flows, "mixed feed", P=self.P, H=self.H_total / self.total
                 )
         return self._stream
-
-    def state(self) -> PhaseState | None:
-        """Equilibrium state of the mixed feed (None when empty)."""
-        return self.stream().state
 
     @property
     def T(self) -> float:

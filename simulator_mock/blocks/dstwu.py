@@ -1,5 +1,4 @@
-"""DSTWU: shortcut distillation by Fenske (minimum stages), Underwood (minimum reflux), Gilliland and "
-"Kirkbride."""
+"""DSTWU: shortcut distillation (Fenske, Underwood, Gilliland, Kirkbride)."""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ from simulator_mock.units import from_si, to_si
 
 
 class HeatX(Block):
-    """Hot stream HI(IN) -> HO(OUT) gives heat to cold stream CI(IN) -> CO(OUT) (Aspen ``HeatX``, "
-    "shortcut)."""
+    """Hot stream HI(IN) -> HO(OUT) gives heat to cold stream CI(IN) -> CO(OUT) (Aspen ``HeatX``,
+    shortcut)."""
 
     type_name = "HeatX"
     inlet_ports: ClassVar[dict[str, Cardinality]] = {"HI(IN)": (1, 1), "CI(IN)": (1, 1)}

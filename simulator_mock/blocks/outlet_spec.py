@@ -15,8 +15,8 @@ from simulator_mock.units import to_si
 
 @dataclass(frozen=True, slots=True)
 class OutletSpec:
-    """Two fixed outlet variables: SPEC_OPT TP, PV, TV or PQ (SI values; P may be a drop, see "
-    "``Block.pressure``)."""
+    """Two fixed outlet variables: SPEC_OPT TP, PV, TV or PQ (SI values; P may be a drop, see
+    ``Block.pressure``)."""
 
     kind: str
     T: float | None

@@ -1,5 +1,4 @@
-"""RadFrac: rigorous equilibrium-stage distillation column (2-5 components) on the bubble-point MESH "
-"solver."""
+"""RadFrac: rigorous equilibrium-stage distillation column for 2-5 components."""
 
 from __future__ import annotations
 

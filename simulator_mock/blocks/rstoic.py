@@ -1,5 +1,4 @@
-"""RStoic: stoichiometric reactor with fractional conversion or extent; heat of reaction from formation "
-"enthalpies."""
+"""RStoic: stoichiometric reactor; heat of reaction from formation enthalpies."""
 
 from __future__ import annotations
 
@@ -17,8 +16,8 @@ from simulator_mock.units import to_si
 
 @dataclass(frozen=True, slots=True)
 class Reaction:
-    """One reaction: stoichiometric vector, and either a key reactant with its conversion or a fixed "
-    "extent."""
+    """One reaction: stoichiometric vector, and either a key reactant with its conversion or a fixed
+    extent."""
 
     label: str
     nu: np.ndarray

@@ -1,5 +1,4 @@
-"""Every kind of bad input gives success false, an error_type and a message naming the culprit (never a "
-"5xx)."""
+"""Every kind of bad input: success false, an error_type and a message naming the culprit, never a 5xx."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Every block type on a small flowsheet: numbers against thermo's direct calculation, hand formulas and "
-"closure."""
+"""Every block type on a small flowsheet, against thermo's direct calculation, hand formulas, closure."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Recycle loops: tear streams found automatically, Wegstein and direct substitution agree, failures are "
-"errors."""
+"""Recycle loops: automatic tear streams, Wegstein and direct substitution agree, failures are errors."""
 
 from __future__ import annotations
 
