@@ -338,31 +338,19 @@ class PropertyPackage:
         idx = tuple(int(i) for i in np.flatnonzero(zs > TRACE))
         if not idx:
             raise FlashError(f"{where}: cannot flash a stream with no components")
-        models = self.models(idx)
         sub = zs[list(idx)]
         sub = sub / sub.sum()
-        kwargs = dict(spec)
-        if "H" in kwargs:
-            kwargs["H"] = kwargs["H"] - float(np.dot(sub, models.Hfs))
-        if len(idx) > 1:
-            kwargs["zs"] = sub.tolist()
         try:
             try:
-                res = models.flasher.flash(**kwargs)
+                models, res = self._thermo_flash(idx, sub, spec)
             except Exception:
                 # thermo's saturation flashes fail on near-pure mixtures: drop trace components and retry
                 minor = sub < RETRY_TRACE
                 if not minor.any() or minor.all():
                     raise
                 idx = tuple(i for i, m in zip(idx, minor, strict=True) if not m)
-                models = self.models(idx)
                 sub = sub[~minor] / sub[~minor].sum()
-                kwargs = dict(spec)
-                if "H" in kwargs:
-                    kwargs["H"] = kwargs["H"] - float(np.dot(sub, models.Hfs))
-                if len(idx) > 1:
-                    kwargs["zs"] = sub.tolist()
-                res = models.flasher.flash(**kwargs)
+                models, res = self._thermo_flash(idx, sub, spec)
             state = self._state(res, idx, models, sub)
             vapor = liquid = None
             if split:
@@ -378,6 +366,18 @@ class PropertyPackage:
             raise FlashError(f"{where}: flash at {described} failed ({type(exc).__name__}: {exc})") from None
         _check_bounds(where, {"T": state.T, "P": state.P}, computed=True)
         return state, vapor, liquid
+
+    def _thermo_flash(
+        self, idx: tuple[int, ...], sub: np.ndarray, spec: dict[str, float]
+    ) -> tuple[PhaseModels, Any]:
+        """thermo's flash of the components ``idx`` at mole fractions ``sub`` (H spec on formation basis)."""
+        models = self.models(idx)
+        kwargs = dict(spec)
+        if "H" in kwargs:
+            kwargs["H"] = kwargs["H"] - float(np.dot(sub, models.Hfs))
+        if len(idx) > 1:
+            kwargs["zs"] = sub.tolist()
+        return models, models.flasher.flash(**kwargs)
 
     def _gas_like(self, res: Any, idx: tuple[int, ...], sub: np.ndarray) -> bool:
         """A single cubic-EOS phase is vapour when above the pseudo-critical temperature or gas-like (Z >
