@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import offline_env
 from rich.console import Console
 
 from aspen_rl.algorithms.grpo.algorithm import STEP_KEY
@@ -31,8 +31,6 @@ from aspen_rl.settings import Settings
 from aspen_rl.tasks import load_split
 from aspen_rl.train import TaskSplits, UsageError, _build_algorithm
 
-REPO = Path(__file__).resolve().parents[2]
-
 SMOKE_CONFIG = """\
 models_dir: {models}
 algorithms:
@@ -45,14 +43,6 @@ algorithms:
     lora: {{r: 4, alpha: 8}}
     tensorboard: false
 """
-
-
-def offline_env() -> dict[str, str]:
-    """A fresh machine: no model endpoint, no key, nothing at the simulator URL (the mock is started)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "ASPEN_"))}
-    env["ASPEN_SIMULATOR_URL"] = f"http://127.0.0.1:{free_port()}"
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
 
 
 def train(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
