@@ -28,8 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--mode",
         choices=("dev", "train"),
-        default="dev",
-        help="dev: Trainer.dev with a fast algorithm, quick feedback; train: Trainer.fit (default: dev)",
+        default=None,
+        help="dev: Trainer.dev with a fast algorithm, quick feedback; train: Trainer.fit "
+        "(default: dev for baseline and prompt_opt, train for grpo and verl)",
     )
     parser.add_argument("--algorithm", choices=ALGORITHMS, default="baseline", help="default: baseline")
     parser.add_argument(

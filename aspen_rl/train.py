@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from aspen_rl.cli import build_parser
 from aspen_rl.services import ServiceError
@@ -52,10 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(args, console)
     except UsageError as exc:
-        console.print(f"[bold red]error:[/] {exc}")
+        console.print(f"[bold red]error:[/] {escape(str(exc))}")
         return 2
     except ServiceError as exc:
-        console.print(f"[bold red]error:[/] {exc}")
+        console.print(f"[bold red]error:[/] {escape(str(exc))}")
         return 1
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
@@ -63,6 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: Any, console: Console) -> int:
+    args.mode = _resolve_mode(args)
     settings = _load_settings(args)
     output_dir = args.output_dir or settings.output_dir / datetime.now().strftime("%Y%m%d-%H%M%S")
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -74,7 +76,7 @@ def _run(args: Any, console: Console) -> int:
     repeats = args.repeats or settings.algorithms.baseline.repeats
     prompt = _read_prompt(args.prompt)
 
-    from aspen_rl.services import is_healthy, mock_simulator, scripted_policy
+    from aspen_rl.services import is_healthy, mock_simulator
 
     with ExitStack() as stack:
         if not is_healthy(
@@ -85,29 +87,11 @@ def _run(args: Any, console: Console) -> int:
             )
             console.print(f"No simulator at {settings.aspen_simulator_url}; started the mock: {service.url}")
             settings = settings.model_copy(update={"aspen_simulator_url": service.url})
-        if settings.model_api_url:
-            policy = f"model {settings.model} at {settings.model_api_url}"
-            llm = _llm_resource(settings.model_api_url, settings.model, proxy=False)
-        else:
-            task_file = output_dir / "tasks.jsonl"
-            save_tasks(splits.all(), task_file)
-            error_rate = args.error_rate if args.error_rate is not None else DEFAULT_ERROR_RATE
-            service = stack.enter_context(
-                scripted_policy(
-                    [task_file], error_rate=error_rate, seed=args.seed, log_path=output_dir / "policy.log"
-                )
-            )
-            policy = (
-                "OFFLINE SCRIPTED POLICY (a stand-in, not a model; "
-                f"error rate {error_rate:g}, seed {args.seed})"
-            )
-            from aspen_rl.policy.server import SCRIPTED_MODEL_NAME
-
-            llm = _llm_resource(service.url + "/v1", SCRIPTED_MODEL_NAME, proxy=True)
+        llm, policy = _policy(args, settings, splits, stack, output_dir)
         console.print(f"Rollouts driven by: {policy}")
         logger.info("policy: %s; simulator: %s", policy, settings.aspen_simulator_url)
 
-        resources: dict[str, Any] = {"main_llm": llm}
+        resources: dict[str, Any] = {"main_llm": llm} if llm is not None else {}
         if prompt is not None:
             from agentlightning import PromptTemplate
 
@@ -131,6 +115,61 @@ def _run(args: Any, console: Console) -> int:
         )
     console.print(f"Run written to {output_dir} ({summary['rollouts']} rollouts)")
     return 0
+
+
+TRAINED_ALGORITHMS = ("grpo", "verl")
+"""Algorithms that update model weights: they run through ``Trainer.fit`` and serve their own policy."""
+
+
+def _resolve_mode(args: Any) -> str:
+    """``--mode``, defaulting to dev for the fast algorithms and train for the weight-training ones."""
+    if args.mode is None:
+        return "train" if args.algorithm in TRAINED_ALGORITHMS else "dev"
+    if args.mode == "dev" and args.algorithm in TRAINED_ALGORITHMS:
+        raise UsageError(
+            f"--algorithm {args.algorithm} trains through Trainer.fit: use --mode train "
+            "(--mode dev runs only the fast algorithms: baseline, prompt_opt)"
+        )
+    if args.algorithm == "verl":
+        from aspen_rl.algorithms.verl_config import VerlUnavailableError, ensure_verl_available
+
+        try:
+            ensure_verl_available()
+        except VerlUnavailableError as exc:
+            raise UsageError(str(exc)) from exc
+    return args.mode
+
+
+def _policy(
+    args: Any, settings: Settings, splits: TaskSplits, stack: ExitStack, output_dir: Path
+) -> tuple[Any, str]:
+    """The ``LLM`` resource that drives rollouts and a description of it for logs and the summary.
+
+    Weight-training algorithms publish their own policy endpoint (``None`` here); otherwise the
+    configured model endpoint, else the offline scripted policy started for the run.
+    """
+    if args.algorithm in TRAINED_ALGORITHMS:
+        return None, f"the policy being trained by {args.algorithm}"
+    if settings.model_api_url:
+        return (
+            _llm_resource(settings.model_api_url, settings.model, proxy=False),
+            f"model {settings.model} at {settings.model_api_url}",
+        )
+    from aspen_rl.policy.server import SCRIPTED_MODEL_NAME
+    from aspen_rl.services import scripted_policy
+
+    task_file = output_dir / "tasks.jsonl"
+    save_tasks(splits.all(), task_file)
+    error_rate = args.error_rate if args.error_rate is not None else DEFAULT_ERROR_RATE
+    service = stack.enter_context(
+        scripted_policy(
+            [task_file], error_rate=error_rate, seed=args.seed, log_path=output_dir / "policy.log"
+        )
+    )
+    description = (
+        f"OFFLINE SCRIPTED POLICY (a stand-in, not a model; error rate {error_rate:g}, seed {args.seed})"
+    )
+    return _llm_resource(service.url + "/v1", SCRIPTED_MODEL_NAME, proxy=True), description
 
 
 def _load_settings(args: Any) -> Settings:
@@ -224,11 +263,6 @@ def _build_algorithm(
             )
         except ValueError as exc:  # a bad algorithms.prompt_opt section (pydantic) or critic setting
             raise UsageError(f"invalid algorithms.prompt_opt settings: {exc}") from exc
-    if args.algorithm in ("grpo", "verl") and args.mode == "dev":
-        raise UsageError(
-            f"--algorithm {args.algorithm} trains through Trainer.fit: add --mode train "
-            "(--mode dev runs only the fast algorithms: baseline, prompt_opt)"
-        )
     if args.algorithm == "grpo":
         from aspen_rl.algorithms.grpo.algorithm import GRPOAlgorithm
 

@@ -29,7 +29,7 @@ from aspen_rl.reporting import RunReport, load_records
 from aspen_rl.services import free_port
 from aspen_rl.settings import Settings
 from aspen_rl.tasks import load_split
-from aspen_rl.train import TaskSplits, UsageError, _build_algorithm
+from aspen_rl.train import TaskSplits, UsageError, _build_algorithm, _resolve_mode
 
 SMOKE_CONFIG = """\
 models_dir: {models}
@@ -61,7 +61,7 @@ def test_one_grpo_step_through_the_real_agent_then_resume(tmp_path: Path) -> Non
     model = save_tiny_chat_model(tmp_path / "tiny-chat")
     config = tmp_path / "settings.yaml"
     config.write_text(SMOKE_CONFIG.format(models=tmp_path / "models", model=model))
-    common = ["--config", str(config), "--mode", "train", "--algorithm", "grpo", "--limit", "2"]
+    common = ["--config", str(config), "--algorithm", "grpo", "--limit", "2"]  # --mode train is the default
     common += ["--repeats", "2", "--seed", "3"]
 
     first = train(tmp_path, *common, "--output-dir", str(tmp_path / "run1"))
@@ -110,10 +110,17 @@ def build(tmp_path: Path, *argv: str, settings: Settings | None = None) -> Any:
     return _build_algorithm(args, settings, {}, report, TaskSplits(load_split("train")[:1]), 1)
 
 
-def test_grpo_and_verl_refuse_dev_mode_and_bad_inputs(tmp_path: Path) -> None:
+def test_mode_defaults_to_train_for_grpo_and_dev_is_refused() -> None:
+    parse = build_parser().parse_args
+    assert _resolve_mode(parse(["--algorithm", "grpo"])) == "train"
+    assert _resolve_mode(parse(["--algorithm", "baseline"])) == "dev"
+    assert _resolve_mode(parse(["--algorithm", "prompt_opt", "--mode", "train"])) == "train"
     for algorithm in ("grpo", "verl"):
-        with pytest.raises(UsageError, match=r"trains through Trainer\.fit: add --mode train"):
-            build(tmp_path, "--algorithm", algorithm)
+        with pytest.raises(UsageError, match=r"trains through Trainer\.fit: use --mode train"):
+            _resolve_mode(parse(["--algorithm", algorithm, "--mode", "dev"]))
+
+
+def test_grpo_refuses_bad_inputs(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"--repeats \(G\) must be >= 2"):
         build(tmp_path, "--mode", "train", "--algorithm", "grpo", "--repeats", "1")
     with pytest.raises(UsageError, match="not a GRPO checkpoint"):
