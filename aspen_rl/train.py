@@ -49,7 +49,8 @@ class TaskSplits:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the process exit code."""
     args = build_parser().parse_args(argv)
-    console = Console(stderr=True)
+    # Wide enough for the reward table when the output goes to a file or a CI log.
+    console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
     try:
         return _run(args, console)
     except UsageError as exc:
