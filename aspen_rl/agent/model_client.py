@@ -9,8 +9,10 @@ from typing import Any
 
 from autogen_core.models import ModelInfo
 from autogen_ext.models.openai import OpenAIChatCompletionClient
+from openai import DefaultAsyncHttpxClient
 
 from aspen_rl.settings import Settings
+from aspen_rl.tls import verifying_context
 
 SAMPLING_KEYS = (
     "temperature",
@@ -91,5 +93,6 @@ def build_model_client(target: LLMTarget, settings: Settings) -> TimedChatClient
         model_info=MODEL_INFO,
         timeout=settings.llm_timeout_s,
         max_retries=settings.llm_retries,
+        http_client=DefaultAsyncHttpxClient(verify=verifying_context()),
         **target.sampling,
     )

@@ -16,6 +16,7 @@ from aspen_rl.simulator.errors import (
     SimulatorProtocolError,
     SimulatorUnavailable,
 )
+from aspen_rl.tls import verify_option
 
 if TYPE_CHECKING:
     from aspen_rl.settings import Settings
@@ -89,7 +90,7 @@ class SimulatorClient:
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             timeout=httpx.Timeout(self.timeout_s),
-            verify=verify_tls,
+            verify=verify_option(verify_tls),
             transport=transport,
             headers={"Accept": "application/json"},
         )
