@@ -123,9 +123,15 @@ def mock_simulator(results_dir: Path, log_path: Path | None = None) -> LocalServ
 
 
 def scripted_policy(
-    task_files: Sequence[Path], *, error_rate: float, seed: int, log_path: Path | None = None
+    task_files: Sequence[Path],
+    *,
+    error_rate: float,
+    seed: int,
+    latency_ms: float = 0.0,
+    log_path: Path | None = None,
 ) -> LocalService:
     """The offline scripted policy (a stand-in, not a model) behind a local OpenAI-compatible endpoint."""
     argv = [sys.executable, "-m", "aspen_rl.policy", "--host", "127.0.0.1", "--port", "{port}"]
-    argv += ["--error-rate", str(error_rate), "--seed", str(seed), "--tasks", *map(str, task_files)]
+    argv += ["--error-rate", str(error_rate), "--seed", str(seed), "--latency-ms", str(latency_ms)]
+    argv += ["--tasks", *map(str, task_files)]
     return LocalService("offline scripted policy", argv, log_path=log_path)

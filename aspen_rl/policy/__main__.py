@@ -27,10 +27,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8011)
     parser.add_argument("--error-rate", type=float, default=0.25, help="probability of each injected mistake")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--latency-ms", type=float, default=0.0, help="added wait per completion, to emulate a hosted model"
+    )
     args = parser.parse_args(argv)
     tasks = [task for path in args.tasks for task in load_tasks(path)]
     policy = ScriptedPolicy(tasks, error_rate=args.error_rate, seed=args.seed)
-    uvicorn.run(create_policy_app(policy), host=args.host, port=args.port, log_level="warning")
+    app = create_policy_app(policy, latency_s=args.latency_ms / 1000.0)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":

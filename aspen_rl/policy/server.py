@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
@@ -16,12 +17,19 @@ SCRIPTED_MODEL_NAME = "offline-scripted-policy"
 """The model name the scripted stand-in answers as (it is not a language model)."""
 
 
-def create_policy_app(policy: ScriptedPolicy) -> FastAPI:
+def create_policy_app(policy: ScriptedPolicy, *, latency_s: float = 0.0) -> FastAPI:
     """Build the FastAPI app answering ``/v1/chat/completions`` with the scripted policy.
 
     The rollout-scoped route ``/rollout/{rollout_id}/attempt/{attempt_id}/v1/chat/completions``
     (the URL shape of Agent Lightning's ``ProxyLLM``) keys the policy's per-rollout mistake plan.
+
+    Args:
+        policy: The scripted policy.
+        latency_s: Added wait per completion, to emulate a hosted model's response time in
+            throughput studies (the policy itself answers in well under a millisecond).
     """
+    if latency_s < 0:
+        raise ValueError(f"latency_s must be >= 0, got {latency_s}")
     app = FastAPI(title="aspen_rl offline scripted policy", docs_url=None, redoc_url=None)
 
     async def complete(request: Request, rollout_key: str | None) -> JSONResponse:
@@ -41,6 +49,8 @@ def create_policy_app(policy: ScriptedPolicy) -> FastAPI:
                 status_code=400,
             )
         action = policy.next_action(messages, rollout_key=rollout_key)
+        if latency_s:
+            await asyncio.sleep(latency_s)
         return JSONResponse(_completion(action, body.get("model") or SCRIPTED_MODEL_NAME))
 
     @app.post("/v1/chat/completions")
