@@ -32,8 +32,9 @@ with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1)
 - Numbers are read from the final answer; identifiers (``H1``, ``R-101``, ``CO2``) and the run ids,
   file paths and UUIDs the simulator returned are not numbers. A number *x* matches a value *y*
   when one of ``x, -x`` under one unit reading (as is; percent or kPa ``x/100``; MW or t/h
-  ``x*1000``; K ``x - 273.15``) is within ``max(0.02 |y|, half a unit of the last digit written,
-  1e-9)`` of *y*.
+  ``x*1000``; K ``x - 273.15``) is within ``max(0.02 |y|, 1e-9)`` of *y*; for the readings in the
+  number's own unit (as is, K) also within half a unit of the last digit written, except for bare
+  integers below 10 (so "0, 1, 2 ... 9" cannot match values they do not state).
 - ``reported``: fraction of targets whose value in ``last_results`` is matched by a number in the
   answer (0 without results). Without targets: 1 if any number matches the results, else 0.
 - ``grounded = 1 - hallucinated / considered``: *considered* are the answer's numbers except
@@ -251,9 +252,14 @@ def extract_numbers(text: str) -> list[ReportedNumber]:
 def number_matches(number: ReportedNumber, target: float) -> bool:
     """Whether a reported number matches a value, under the unit readings of the module docstring."""
     tol_rel = max(MATCH_REL_TOL * abs(target), 1e-9)
+    # The written precision only counts in the number's own unit, and not for bare small integers:
+    # scaled (a "0" read as MW is +-500 kW) or granted to digits, it would let "0, 1, 2 ... 9" match
+    # almost any value.
+    precision = 0.0 if number.is_small_int else number.half_unit
     for x in (number.value, -number.value):
         for scale, offset in _UNIT_READINGS:
-            if abs(scale * x + offset - target) <= max(tol_rel, scale * number.half_unit):
+            tolerance = max(tol_rel, precision) if scale == 1.0 else tol_rel
+            if abs(scale * x + offset - target) <= tolerance:
                 return True
     return False
 

@@ -181,6 +181,14 @@ def test_hallucinated_numbers_lower_quality() -> None:
     assert compute_reward(TASK, trace).total == pytest.approx(0.955)
 
 
+def test_bare_digits_do_not_report_anything() -> None:
+    # A reward hack found in review: digits 0-9 used to match any value within +-9500 via the MW reading.
+    answer = "Done. Steps: 1, 2, 3 and 0 issues.\nAll good, the requested work is complete."
+    trace = trace_of(schema_call(), run_call(), result_call(), answer=answer)
+    # reported 0/2; nothing considered (small integers) -> grounded 1; form 1 -> 0.3 + 0.2 = 0.5
+    assert response_quality_score(TASK, trace) == pytest.approx(0.5)
+
+
 def test_wrong_reported_value_is_neither_reported_nor_grounded() -> None:
     answer = "Results:\n- PROD temperature: 80.0 °C\n- H1 duty: 150.0 kW"
     trace = trace_of(schema_call(), run_call(), result_call(), answer=answer)
@@ -246,6 +254,11 @@ def test_extract_numbers_skips_identifiers() -> None:
         ("0.001", 0.0012, True),  # +-0.0005
         ("0.0010", 0.0012, False),  # written finer: +-0.00005 and 2% of 0.0012
         ("78.0", 80.0, False),
+        ("5", 5.0, True),  # a bare small integer matches what it states
+        ("0", 480.0, False),  # ... not 0 MW +- 0.5 MW
+        ("3", 3400.0, False),
+        ("0", 0.3, False),  # ... nor 0 +- 0.5
+        ("1.2", 1150.0, False),  # MW reading: 2 % only, the written precision is not scaled up
     ],
 )
 def test_number_matching(text: str, value: float, expected: bool) -> None:
