@@ -119,7 +119,16 @@ class SimulatorClient:
 
     # -- transport with retries ---------------------------------------------------------------
 
-    async def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    async def _request(
+        self, method: str, path: str, *, idempotent: bool = True, **kwargs: Any
+    ) -> httpx.Response:
+        """Send with retries and exponential backoff.
+
+        Idempotent requests are retried on connection errors, timeouts and 5xx. A non-idempotent one
+        (starting a simulation) is retried only when it was never sent (connection refused or not
+        established): after a read timeout or a 5xx, a retry would start the simulation again on a
+        service that may still be running the first one.
+        """
         url = f"{self.base_url}{path}"
         attempts = self.retries + 1
         last_cause = ""
@@ -131,15 +140,15 @@ class SimulatorClient:
                 await asyncio.sleep(delay)
             try:
                 response = await self._http.request(method, path, **kwargs)
-            except httpx.TimeoutException as exc:
-                last_cause = f"timed out ({type(exc).__name__})"
-                response = None
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # never reached the service
+                last_cause, response = _cause(exc), None
                 continue
-            except httpx.TransportError as exc:
-                last_cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                response = None
+            except httpx.TransportError as exc:  # read/write timeouts, dropped connections
+                last_cause, response = _cause(exc), None
+                if not idempotent:
+                    raise SimulatorUnavailable(url, self.timeout_s, attempt + 1, last_cause) from exc
                 continue
-            if response.status_code >= 500:
+            if response.status_code >= 500 and idempotent:
                 last_cause = f"HTTP {response.status_code}"
                 continue
             return response
@@ -218,7 +227,7 @@ class SimulatorClient:
         """
         if not isinstance(config, dict):
             raise TypeError(f"config must be a dict, got {type(config).__name__}")
-        response = await self._request("POST", "/run-aspen-simulation", json=config)
+        response = await self._request("POST", "/run-aspen-simulation", idempotent=False, json=config)
         if response.status_code == 200 or response.status_code in _RUN_FAILURE_STATUSES:
             try:
                 data = self._json_object(response)
@@ -244,3 +253,10 @@ class SimulatorClient:
         """
         run_id = run_id_from(run_id_or_path)
         return await self._get_json(f"/api/results/{quote(run_id, safe='')}")
+
+
+def _cause(exc: httpx.TransportError) -> str:
+    """A short reason for logs and errors: ``ReadTimeout``, ``ConnectError: [Errno 111] ...``."""
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timed out ({type(exc).__name__})"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

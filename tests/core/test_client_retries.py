@@ -127,10 +127,28 @@ async def test_service_that_never_answers_times_out(silent_server: int) -> None:
     url = f"http://127.0.0.1:{silent_server}"
     async with SimulatorClient(url, timeout_s=0.2, retries=1, backoff_s=0.0) as client:
         with pytest.raises(SimulatorUnavailable, match=r"timed out") as info:
+            await client.health()
+        assert info.value.attempts == 2  # a read is retried
+        with pytest.raises(SimulatorUnavailable, match=r"timed out") as info:
             await client.run_simulation({"blocks": []})
     assert info.value.timeout_s == 0.2
-    assert info.value.attempts == 2
+    assert info.value.attempts == 1  # a simulation that was sent is never started twice
     assert url in str(info.value)
+
+
+async def test_a_sent_simulation_is_not_resubmitted_after_a_5xx() -> None:
+    app = FastAPI()
+    runs = []
+
+    @app.post("/run-aspen-simulation")
+    async def run() -> JSONResponse:
+        runs.append(1)
+        return JSONResponse({"detail": "COM error"}, status_code=500)
+
+    async with client_for(app, retries=3) as client:
+        with pytest.raises(SimulatorHTTPError, match="HTTP 500"):
+            await client.run_simulation({"blocks": []})
+    assert len(runs) == 1
 
 
 @pytest.mark.parametrize(
