@@ -305,6 +305,26 @@ class PropertyPackage:
             T=T, xs=zs, chemgroups=constants.UNIFAC_groups, subgroups=UFSG, interaction_data=UFIP, version=0
         )
 
+    @property
+    def liquid_enthalpy_has_pressure_term(self) -> bool:
+        """True for cubic-EOS liquids; the activity-coefficient liquids' enthalpy ignores pressure."""
+        return self.liquid_model in ("PR", "SRK")
+
+    def liquid_dH_dP(self, state: PhaseState) -> float:
+        """(dH/dP)_T = V - T (dV/dT)_P [m3/mol] of the liquid of ``state`` when the model's liquid enthalpy
+        has no pressure term; 0 when it has one (cubic EOS) or ``state`` has no liquid.
+
+        Pump and Valve add this times the pressure change to the energy balance explicitly: the enthalpy a
+        compressed liquid really gains (IAPWS-95: 0.923 V per unit pressure for water at 25 C) must not
+        show up as heat in the pressure-less model enthalpy.
+        """
+        if self.liquid_enthalpy_has_pressure_term or state.V_liquid is None or state.VF >= 1.0:
+            return 0.0
+        idx = tuple(int(i) for i in np.flatnonzero(state.xs > TRACE))
+        xs = state.xs[list(idx)]
+        phase = self.models(idx).liquid.to(T=state.T, P=state.P, zs=(xs / xs.sum()).tolist())
+        return float(phase.V()) - state.T * float(phase.dV_dT())
+
     # ---- flashes -------------------------------------------------------------------------------
 
     def flash(self, zs: np.ndarray, where: str, **spec: float) -> PhaseState:

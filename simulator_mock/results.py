@@ -85,12 +85,18 @@ def _balances(flowsheet: Flowsheet, solution: Solution) -> dict[str, Any]:
     mass_out = sum(s.mass_flow(MWs) for s in products)
     heat = sum(b.heat for b in solution.blocks.values())
     work = sum(b.work for b in solution.blocks.values())
+    # enthalpy of liquids' pressure changes that the model's liquid enthalpy leaves out (Pump, Valve)
+    pressure_term = sum(b.pressure_enthalpy for b in solution.blocks.values())
     H_in = sum(s.enthalpy_flow for s in feeds)
     H_out = sum(s.enthalpy_flow for s in products)
     mass_error = abs(mass_in - mass_out) / max(mass_in, 1e-30)
     scale = max(sum(abs(s.enthalpy_flow) for s in feeds), sum(abs(s.enthalpy_flow) for s in products))
-    scale = max(scale, sum(abs(b.heat) + abs(b.work) for b in solution.blocks.values()), 1.0)
-    energy_error = abs(H_in + heat + work - H_out) / scale
+    scale = max(
+        scale,
+        sum(abs(b.heat) + abs(b.work) + abs(b.pressure_enthalpy) for b in solution.blocks.values()),
+        1.0,
+    )
+    energy_error = abs(H_in + heat + work - pressure_term - H_out) / scale
     tolerance = flowsheet.settings.tolerance if solution.loops else 0.0
     if mass_error > max(MASS_CLOSURE, 10.0 * tolerance):
         raise BalanceError(
@@ -110,6 +116,7 @@ def _balances(flowsheet: Flowsheet, solution: Solution) -> dict[str, Any]:
         "enthalpy_out_kW": H_out / 1000.0,
         "heat_duty_kW": heat / 1000.0,
         "power_kW": work / 1000.0,
+        "liquid_pressure_enthalpy_kW": pressure_term / 1000.0,
         "energy_relative_error": energy_error,
     }
 

@@ -42,6 +42,9 @@ class Block(ABC):
     flowsheet checks connections against the ports, then calls :meth:`run` with the inlet streams by port
     and stores the outlets it returns. After :meth:`run`, ``heat`` and ``work`` hold the heat and work the
     block exchanges with the surroundings [W] and :meth:`result` gives its results-document entry.
+    ``pressure_enthalpy`` [W] is the enthalpy change of a liquid from its pressure change that the
+    property model's liquid enthalpy leaves out (Pump, Valve with activity-coefficient methods): the
+    block's energy balance is H_in + heat + work = H_out (model) + pressure_enthalpy.
     """
 
     type_name: ClassVar[str]
@@ -64,6 +67,7 @@ class Block(ABC):
         self.outlets = outlets
         self.heat = 0.0
         self.work = 0.0
+        self.pressure_enthalpy = 0.0
         self.report: dict[str, Any] = {}
         if data is None and self.data_required:
             raise SpecificationError(

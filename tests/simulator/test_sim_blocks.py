@@ -68,19 +68,87 @@ def test_pump_work_is_volume_times_pressure_rise_over_efficiency() -> None:
     # textbook: 1.8 m3/h of water through 9 bar -> 0.45 kW hydraulic, head ~92 m
     assert block["fluid_power_kW"] == pytest.approx(1.807 / 3600 * 9e5 / 1000, rel=0.01)
     assert block["head_m"] == pytest.approx(9e5 / (997 * 9.80665), rel=0.01)
-    assert 0 < results["streams"]["HP"]["temperature_C"] - 25.0 < 0.5
+    # IAPWS-95, 75 % efficiency, 1 -> 10 bar: 25.0886 C
+    assert results["streams"]["HP"]["temperature_C"] == pytest.approx(25.0886, abs=0.01)
+
+
+def _iapws_liquid(T: float, P: float) -> object:
+    from thermo.phases import IAPWS95Liquid
+
+    return IAPWS95Liquid(T=T, P=P, zs=[1.0])
+
+
+def _water_line(P_in_bar: float, P_out_bar: float, block_type: str) -> dict:
+    from simulator_mock.examples import WATER, feed, flowsheet
+
+    spec = (
+        {"SPEC_DATA": {"OPT_SPEC": "PRES", "PRES_VALUE": P_out_bar, "EFF": 0.75}}
+        if block_type == "Pump"
+        else {"JOB_DATA": {"MODE": "ADIAB-FLASH", "P_OUT_VALUE": P_out_bar}}
+    )
+    return flowsheet(
+        "water",
+        [WATER],
+        "IDEAL",
+        {"B1": block_type},
+        {"B1": {"IN": "F(IN)", "OUT": "P(OUT)"}},
+        {"IN": feed(25.0, P_in_bar, {"WATER": 100.0})},
+        **{f"blocks_{block_type}_data": {"B1": spec}},
+    )
+
+
+def test_pump_to_150_bar_heats_water_as_iapws95() -> None:
+    """Only the irreversible part of the work heats the liquid: 25 -> 26.48 C (IAPWS-95), not 29.70 C."""
+    from scipy.optimize import brentq
+
+    results = run_config(_water_line(1.0, 150.0, "Pump"))
+    assert_closed(results)
+    inlet = _iapws_liquid(298.15, 1e5)
+    T2s = brentq(lambda T: _iapws_liquid(T, 150e5).S() - inlet.S(), 290, 320)
+    h2 = inlet.H() + (_iapws_liquid(T2s, 150e5).H() - inlet.H()) / 0.75
+    T2 = brentq(lambda T: _iapws_liquid(T, 150e5).H() - h2, 290, 330)
+    assert pytest.approx(26.484, abs=1e-3) == T2 - 273.15
+    block, out = results["blocks"]["B1"], results["streams"]["OUT"]
+    assert out["temperature_C"] == pytest.approx(T2 - 273.15, abs=0.1)
+    assert block["power_kW"] == pytest.approx(100 * KMOL_HR * (h2 - inlet.H()) / 1000, rel=0.005)
+    # the balance names the pressure term: W = dH(model) + (V - T dV/dT) dP, no term hidden
+    dH_model = out["enthalpy_flow_kW"] - results["streams"]["IN"]["enthalpy_flow_kW"]
+    assert block["power_kW"] == pytest.approx(dH_model + block["liquid_pressure_enthalpy_kW"], rel=1e-9)
+    assert results["balances"]["liquid_pressure_enthalpy_kW"] == block["liquid_pressure_enthalpy_kW"]
+    V = inlet.V()
+    assert block["liquid_pressure_enthalpy_kW"] == pytest.approx(
+        100 * KMOL_HR * (V - 298.15 * inlet.dV_dT()) * 149e5 / 1000, rel=0.002
+    )
+
+
+def test_valve_throttling_liquid_water_warms_as_iapws95() -> None:
+    from scipy.optimize import brentq
+
+    results = run_config(_water_line(150.0, 1.0, "Valve"))
+    assert_closed(results)
+    h1 = _iapws_liquid(298.15, 150e5).H()
+    T2 = brentq(lambda T: _iapws_liquid(T, 1e5).H() - h1, 290, 320)
+    assert pytest.approx(28.281, abs=1e-3) == T2 - 273.15
+    assert results["streams"]["OUT"]["temperature_C"] == pytest.approx(T2 - 273.15, abs=0.1)
+    assert results["blocks"]["B1"]["liquid_pressure_enthalpy_kW"] < 0
 
 
 def test_valve_is_isenthalpic() -> None:
     results = run_config(valve())
     assert_closed(results)
     feed, out = results["streams"]["FEED"], results["streams"]["OUT"]
-    assert out["enthalpy_flow_kW"] == pytest.approx(feed["enthalpy_flow_kW"], rel=1e-9)
+    # isenthalpic in real enthalpy: the model enthalpy gains what the liquid's pressure drop gives back
+    term = results["blocks"]["V1"]["liquid_pressure_enthalpy_kW"]
+    assert out["enthalpy_flow_kW"] == pytest.approx(feed["enthalpy_flow_kW"] - term, rel=1e-9)
     assert out["pressure_bar"] == pytest.approx(1.01325)
     assert 0 < out["vapor_fraction"] < 1
     flasher, _ = direct_flasher(["methanol", "water"], "NRTL")
-    H_in = flasher.flash(T=368.15, P=5e5, zs=[0.3, 0.7]).H()
-    direct = flasher.flash(H=H_in, P=101325, zs=[0.3, 0.7])
+    inlet = flasher.flash(T=368.15, P=5e5, zs=[0.3, 0.7])
+    assert inlet.VF == 0.0
+    liquid = inlet.liquid0
+    dH_dP = liquid.V() - 368.15 * liquid.dV_dT()
+    assert term == pytest.approx(100 * KMOL_HR * dH_dP * (101325 - 5e5) / 1000, rel=1e-6)
+    direct = flasher.flash(H=inlet.H() + dH_dP * (5e5 - 101325), P=101325, zs=[0.3, 0.7])
     assert out["temperature_C"] == pytest.approx(direct.T - 273.15, abs=1e-3)
     assert out["vapor_fraction"] == pytest.approx(direct.VF, abs=1e-5)
 
