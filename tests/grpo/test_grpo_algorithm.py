@@ -249,3 +249,13 @@ def test_from_settings_resumes_into_the_checkpoints_run(tiny_model: Path, tmp_pa
         GRPOAlgorithm.from_settings(full, {}, report, model=str(tiny_model), resume=step)
     with pytest.raises(FileNotFoundError, match="not a GRPO checkpoint"):
         GRPOAlgorithm.from_settings(settings, {}, report, model=str(tiny_model), resume=tmp_path)
+    # fields that define the optimisation must match the checkpoint's (the rest default as saved)
+    changed = grpo_settings(tmp_path / "elsewhere", learning_rate=5e-2, lora={"r": 4})
+    with pytest.raises(ValueError, match="cannot resume") as refused:
+        GRPOAlgorithm.from_settings(changed, {}, report, model=str(tiny_model), resume=step, seed=3)
+    listed = str(refused.value)
+    assert (
+        "learning_rate: 2e-05 -> 0.05" in listed and "lora.r: 16 -> 4" in listed and "seed: 0 -> 3" in listed
+    )
+    with pytest.raises(ValueError, match="model: "):
+        GRPOAlgorithm.from_settings(settings, {}, report, model=str(tmp_path), resume=step)

@@ -150,6 +150,61 @@ def test_checkpoint_resume_restores_state_exactly(
     assert all(torch.equal(full_a[k], full_b[k]) for k in full_a)
 
 
+def _lr_before_each_step(trainer: GRPOTrainer, seeds: range) -> list[float]:
+    """The learning rate each step's update used (read before the step) and the weights after."""
+    used = []
+    for seed in seeds:
+        used.append(trainer.optimizer.param_groups[0]["lr"])
+        trainer.step(make_groups(seed))
+    return used
+
+
+def test_resume_continues_the_uninterrupted_lr_schedule(
+    tokenizer: Any, cpu_config: GRPOConfig, tmp_path: Path
+) -> None:
+    cfg = cpu_config.replace(warmup_steps=10)
+    uninterrupted = GRPOTrainer(cfg, model=build_tiny_model(len(tokenizer), seed=0), tokenizer=tokenizer)
+    expected = _lr_before_each_step(uninterrupted, range(3))
+    assert expected == pytest.approx([1e-4, 2e-4, 3e-4])
+
+    first = GRPOTrainer(cfg, model=build_tiny_model(len(tokenizer), seed=0), tokenizer=tokenizer)
+    assert _lr_before_each_step(first, range(2)) == expected[:2]
+    path = first.save_checkpoint(cfg.checkpoint_path(first.global_step))
+    resumed = GRPOTrainer(cfg, model=build_tiny_model(len(tokenizer), seed=0), tokenizer=tokenizer)
+    resumed.load_checkpoint(path)
+    assert resumed.scheduler.last_epoch == 2 and resumed.optimizer_steps == 2
+    assert _lr_before_each_step(resumed, range(2, 3)) == [expected[2]]
+    assert resumed.scheduler.get_last_lr() == uninterrupted.scheduler.get_last_lr() == pytest.approx([4e-4])
+    a, b = params(uninterrupted.model), params(resumed.model)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_resume_refuses_changed_optimisation_fields(
+    tokenizer: Any, cpu_config: GRPOConfig, tmp_path: Path
+) -> None:
+    first = GRPOTrainer(cpu_config, model=build_tiny_model(len(tokenizer), seed=0), tokenizer=tokenizer)
+    first.step(make_groups(0))
+    first.step(make_groups(1))
+    path = first.save_checkpoint(cpu_config.checkpoint_path(2))
+
+    # the reviewer's case: saved lr 1e-3, resumed with lr 5e-2 and a warm-up of 10
+    changed = cpu_config.replace(learning_rate=5e-2, warmup_steps=10, epsilon_high=0.3, steps=200)
+    second = GRPOTrainer(changed, model=build_tiny_model(len(tokenizer), seed=0), tokenizer=tokenizer)
+    with pytest.raises(ValueError, match="cannot resume") as refused:
+        second.load_checkpoint(path)
+    message = str(refused.value)
+    assert "learning_rate: 0.001 -> 0.05" in message and "warmup_steps: 0 -> 10" in message
+    assert "epsilon_high: 0.28 -> 0.3" in message
+    assert "\n  steps:" not in message  # more steps is what resuming is for
+    assert second.global_step == 0  # nothing was restored
+
+    # explicitly allowed: the new config rules, at the schedule's position of the restored step
+    second.load_checkpoint(path, allow_config_changes=True)
+    assert second.optimizer.param_groups[0]["lr"] == pytest.approx(5e-2 * 3 / 10)
+    metrics = second.step(make_groups(2))
+    assert metrics["lr"] == pytest.approx(5e-2 * 4 / 10)
+
+
 def test_latest_checkpoint_ignores_incomplete_dirs(tmp_path: Path) -> None:
     assert latest_checkpoint(tmp_path / "absent") is None
     for step in (2, 10):

@@ -19,7 +19,13 @@ from rich import box
 from rich.table import Table
 
 from aspen_rl.algorithms.grpo.checkpoint import STATE_FILE, latest_checkpoint, read_state
-from aspen_rl.algorithms.grpo.config import DEFAULT_CONFIG_PATH, GRPOConfig, load_grpo_config
+from aspen_rl.algorithms.grpo.config import (
+    DEFAULT_CONFIG_PATH,
+    GRPOConfig,
+    load_grpo_config,
+    resume_differences,
+    resume_refusal,
+)
 from aspen_rl.algorithms.rollouts import publish, run_tasks
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport
@@ -72,10 +78,12 @@ def resolve_checkpoint(path: str | Path) -> Path:
 
 
 def check_resumable(checkpoint: Path, config: GRPOConfig) -> dict[str, Any]:
-    """The checkpoint's state, after checking it fits the config (warning when the base model differs).
+    """The checkpoint's state, after checking the config continues the run that wrote it.
 
     Raises:
-        ValueError: LoRA adapter vs full weights mismatch.
+        ValueError: LoRA adapter vs full weights mismatch, or fields that define the optimisation
+            (``RESUME_FIELDS``: model, LoRA shape, optimiser, schedule, loss, group size...) differ; the
+            message lists each as ``field: saved -> current``.
     """
     state = read_state(checkpoint)
     if bool(state.get("lora")) != config.lora.enabled:
@@ -83,11 +91,9 @@ def check_resumable(checkpoint: Path, config: GRPOConfig) -> dict[str, Any]:
             f"checkpoint {checkpoint} holds {'a LoRA adapter' if state.get('lora') else 'full weights'} "
             f"but the GRPO config has lora.enabled={config.lora.enabled}"
         )
-    saved_model = state.get("config", {}).get("model")
-    if saved_model and saved_model != config.model:
-        logger.warning(
-            "checkpoint %s was trained from %s, resuming on %s", checkpoint, saved_model, config.model
-        )
+    changed = resume_differences(state.get("config") or {}, config)
+    if changed:
+        raise ValueError(resume_refusal(checkpoint, changed))
     return state
 
 
@@ -232,7 +238,8 @@ class GRPOAlgorithm(Algorithm):
         Raises:
             GRPOConfigError: invalid config values or keys.
             FileNotFoundError: a config file or the checkpoint is missing.
-            ValueError: the checkpoint does not fit the config (LoRA vs full weights).
+            ValueError: the checkpoint does not fit the config (LoRA vs full weights, changed optimisation
+                fields).
         """
         section = dict(getattr(settings.algorithms, "grpo", None) or {})
         config_file = section.pop("config_file", DEFAULT_CONFIG_PATH)

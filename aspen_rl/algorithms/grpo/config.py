@@ -209,6 +209,85 @@ class GRPOConfig(_Section):
         return self.run_dir() / f"step_{step}"
 
 
+RESUME_FIELDS: tuple[str, ...] = (
+    "model",
+    "tokenizer",
+    "dtype",
+    "lora.enabled",
+    "lora.r",
+    "lora.alpha",
+    "lora.dropout",
+    "lora.target_modules",
+    "temperature",
+    "top_p",
+    "top_k",
+    "tasks_per_step",
+    "group_size",
+    "scale_rewards",
+    "advantage_epsilon",
+    "zero_variance_tolerance",
+    "epsilon_low",
+    "epsilon_high",
+    "beta",
+    "loss_aggregation",
+    "importance_sampling_correction",
+    "importance_sampling_cap",
+    "num_iterations",
+    "minibatches_per_step",
+    "learning_rate",
+    "adam_beta1",
+    "adam_beta2",
+    "adam_epsilon",
+    "weight_decay",
+    "warmup_steps",
+    "max_grad_norm",
+    "seed",
+)
+"""Fields that define the optimisation: a resumed run must keep them, or it is a different run.
+
+The others (steps, device, engine, server, limits of one call, evaluation, checkpoint cadence, micro-batch
+size, which only changes gradient accumulation) may change between sessions.
+"""
+
+
+def resume_differences(saved: dict[str, Any], current: GRPOConfig) -> list[str]:
+    """The ``RESUME_FIELDS`` on which a checkpoint's saved config and the current one differ.
+
+    Args:
+        saved: The ``config`` of a checkpoint's ``trainer_state.json``; fields it lacks (a checkpoint from
+            before the field existed) count as their defaults.
+        current: The config of the resuming run.
+
+    Returns:
+        One ``"field: saved -> current"`` line per difference, in ``RESUME_FIELDS`` order.
+    """
+    before = _deep_merge(GRPOConfig().model_dump(mode="json"), saved)
+    after = current.model_dump(mode="json")
+    lines = []
+    for name in RESUME_FIELDS:
+        old, new = _lookup(before, name), _lookup(after, name)
+        if old != new:
+            lines.append(f"{name}: {old!r} -> {new!r}")
+    return lines
+
+
+def resume_refusal(checkpoint: str | Path, differences: list[str]) -> str:
+    """The error message refusing to resume a checkpoint under a config that differs from its own."""
+    listed = "\n  ".join(differences)
+    return (
+        f"cannot resume {checkpoint}: the GRPO config differs from the checkpoint's on fields that define "
+        f"the optimisation (saved -> current):\n  {listed}\n"
+        "Resume with the checkpoint's values, or start a new run."
+    )
+
+
+def _lookup(data: dict[str, Any], dotted: str) -> Any:
+    value: Any = data
+    for part in dotted.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
 def _deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for key, value in overrides.items():

@@ -20,7 +20,7 @@ import torch
 from aspen_rl.algorithms.grpo import checkpoint as ckpt
 from aspen_rl.algorithms.grpo.advantages import group_advantages
 from aspen_rl.algorithms.grpo.batch import RowBatch, collate
-from aspen_rl.algorithms.grpo.config import GRPOConfig
+from aspen_rl.algorithms.grpo.config import GRPOConfig, resume_differences, resume_refusal
 from aspen_rl.algorithms.grpo.engine.base import RolloutEngine
 from aspen_rl.algorithms.grpo.loss import grpo_token_loss, selective_logprobs, token_weights, weighted_sum
 from aspen_rl.algorithms.grpo.model import (
@@ -121,12 +121,33 @@ class GRPOTrainer:
             eps=config.adam_epsilon,
             weight_decay=config.weight_decay,
         )
-        warmup = config.warmup_steps
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, lambda n: min(1.0, (n + 1) / warmup) if warmup else 1.0
-        )
         self.global_step = 0
         self.optimizer_steps = 0
+        self.scheduler = self._build_scheduler()
+
+    def _lr_factor(self, updates: int) -> float:
+        """Learning-rate multiplier after ``updates`` optimiser updates: linear warm-up, then constant."""
+        warmup = self.config.warmup_steps
+        return min(1.0, (updates + 1) / warmup) if warmup else 1.0
+
+    def _build_scheduler(self) -> torch.optim.lr_scheduler.LambdaLR:
+        """The schedule from the config, positioned after ``optimizer_steps`` updates.
+
+        The optimiser's hyper-parameters are (re)set from the config first, so the learning rate is a
+        function of (config, optimizer_steps) only: a resumed run uses what the uninterrupted run would.
+        """
+        cfg = self.config
+        for group in self.optimizer.param_groups:
+            group.update(
+                initial_lr=cfg.learning_rate,
+                lr=cfg.learning_rate,
+                betas=(cfg.adam_beta1, cfg.adam_beta2),
+                eps=cfg.adam_epsilon,
+                weight_decay=cfg.weight_decay,
+            )
+        return torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, self._lr_factor, last_epoch=self.optimizer_steps - 1
+        )
 
     @staticmethod
     def _pad_id(tokenizer: Any) -> int:
@@ -342,17 +363,32 @@ class GRPOTrainer:
         )
         return path
 
-    def load_checkpoint(self, path: str | Path) -> dict[str, Any]:
+    def load_checkpoint(self, path: str | Path, *, allow_config_changes: bool = False) -> dict[str, Any]:
         """Restore what ``save_checkpoint`` wrote into this trainer (same model architecture and config).
+
+        The optimiser's moments, the step counters and the RNG states come from the checkpoint; its
+        hyper-parameters and the learning-rate schedule come from this trainer's config (positioned at the
+        restored step), which must match the saved one on every ``RESUME_FIELDS`` field.
+
+        Args:
+            path: A ``step_<n>`` checkpoint directory.
+            allow_config_changes: Resume although optimisation fields differ (the current config's values
+                are used from here on, e.g. a new learning rate at the schedule's current position).
 
         Returns:
             The checkpoint's ``trainer_state.json``.
+
+        Raises:
+            ValueError: LoRA vs full weights mismatch, or optimisation fields that differ (listed).
         """
         path = Path(path)
         state = ckpt.read_state(path)
         model_dir = path / ckpt.MODEL_DIR
         if state["lora"] != is_peft_model(self.model):
             raise ValueError(f"checkpoint {path} has lora={state['lora']}, this trainer does not")
+        changed = resume_differences(state.get("config") or {}, self.config)
+        if changed and not allow_config_changes:
+            raise ValueError(resume_refusal(path, changed))
         if is_peft_model(self.model):
             from peft import set_peft_model_state_dict
             from peft.utils import load_peft_weights
@@ -369,10 +405,10 @@ class GRPOTrainer:
             self.model.tie_weights()
         saved = torch.load(path / ckpt.OPTIMIZER_FILE, map_location=self.device, weights_only=False)
         self.optimizer.load_state_dict(saved["optimizer"])
-        self.scheduler.load_state_dict(saved["scheduler"])
         ckpt.set_rng_state(torch.load(path / ckpt.RNG_FILE, weights_only=False))
         self.global_step = int(state["global_step"])
         self.optimizer_steps = int(state["optimizer_steps"])
+        self.scheduler = self._build_scheduler()  # not the saved one: its base lr is the old config's
         return state
 
     # ---- engine sync -----------------------------------------------------------------------------------
