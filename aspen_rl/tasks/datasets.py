@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -73,18 +73,21 @@ def load_tasks(path: str | Path) -> list[AspenTask]:
         raise TaskFileError(f"task file not found: {path}")
     tasks: list[AspenTask] = []
     seen: dict[str, int] = {}
-    with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            task = parse_task_line(line, source=str(path), line_no=line_no)
-            if task.task_id in seen:
-                raise TaskFileError(
-                    f"{path} line {line_no}: field 'task_id': duplicate id {task.task_id!r} "
-                    f"(first on line {seen[task.task_id]})"
-                )
-            seen[task.task_id] = line_no
-            tasks.append(task)
+    try:
+        lines = path.read_text(encoding="utf-8-sig").split("\n")  # -sig: files saved with a BOM
+    except UnicodeDecodeError as exc:
+        raise TaskFileError(f"{path}: not UTF-8 text (byte {exc.start}): save the file as UTF-8") from exc
+    for line_no, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        task = parse_task_line(line, source=str(path), line_no=line_no)
+        if task.task_id in seen:
+            raise TaskFileError(
+                f"{path} line {line_no}: field 'task_id': duplicate id {task.task_id!r} "
+                f"(first on line {seen[task.task_id]})"
+            )
+        seen[task.task_id] = line_no
+        tasks.append(task)
     return tasks
 
 
@@ -122,59 +125,3 @@ def load_split(name: SplitName, data_dir: str | Path | None = None) -> list[Aspe
     """
     tasks = load_tasks(split_path(name, data_dir))
     return [t if t.split else t.model_copy(update={"split": name}) for t in tasks]
-
-
-class TaskRegistry:
-    """An ordered set of tasks built in Python (ids unique), e.g. to add tasks without a JSONL file.
-
-    Example:
-        >>> registry = TaskRegistry()
-        >>> registry.register(AspenTask(task_id="my-1", user_requirement="...", difficulty="easy"))
-    """
-
-    def __init__(self, tasks: Iterable[AspenTask] = ()) -> None:
-        self._tasks: dict[str, AspenTask] = {}
-        for task in tasks:
-            self.register(task)
-
-    def register(self, task: AspenTask, *, replace: bool = False) -> AspenTask:
-        """Add a task; raises ``ValueError`` on a duplicate id unless ``replace`` is true."""
-        if not isinstance(task, AspenTask):
-            raise TypeError(f"expected AspenTask, got {type(task).__name__}")
-        if task.task_id in self._tasks and not replace:
-            raise ValueError(f"task_id {task.task_id!r} is already registered")
-        self._tasks[task.task_id] = task
-        return task
-
-    def get(self, task_id: str) -> AspenTask:
-        """The task with this id (``KeyError`` naming the id when absent)."""
-        try:
-            return self._tasks[task_id]
-        except KeyError:
-            raise KeyError(f"no task registered with id {task_id!r}") from None
-
-    def tasks(self) -> list[AspenTask]:
-        """All tasks in registration order."""
-        return list(self._tasks.values())
-
-    def __iter__(self) -> Iterator[AspenTask]:
-        return iter(self._tasks.values())
-
-    def __len__(self) -> int:
-        return len(self._tasks)
-
-    def __contains__(self, task_id: object) -> bool:
-        return task_id in self._tasks
-
-
-_default_registry = TaskRegistry()
-
-
-def register_task(task: AspenTask, *, replace: bool = False) -> AspenTask:
-    """Register a task in the process-wide default registry (see :func:`registered_tasks`)."""
-    return _default_registry.register(task, replace=replace)
-
-
-def registered_tasks() -> list[AspenTask]:
-    """Tasks registered with :func:`register_task`, in order."""
-    return _default_registry.tasks()

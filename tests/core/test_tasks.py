@@ -13,7 +13,6 @@ from aspen_rl.tasks import (
     Difficulty,
     Target,
     TaskFileError,
-    TaskRegistry,
     load_split,
     load_tasks,
     save_tasks,
@@ -108,15 +107,11 @@ def test_target_tolerance_rules() -> None:
         Target(name="T", path="a.b", value=1.0, rel_tol=0.0)
 
 
-def test_python_built_tasks_in_a_registry() -> None:
-    registry = TaskRegistry()
-    task = registry.register(AspenTask(**task_dict("py-1")))
-    assert registry.get("py-1") is task
-    assert "py-1" in registry and len(registry) == 1
-    with pytest.raises(ValueError, match="already registered"):
-        registry.register(AspenTask(**task_dict("py-1")))
-    with pytest.raises(KeyError, match="py-2"):
-        registry.get("py-2")
+def test_python_built_tasks_round_trip_through_a_task_file(tmp_path: Path) -> None:
+    tasks = [AspenTask(**task_dict("py-1")), AspenTask(**task_dict("py-2"))]
+    path = tmp_path / "mine.jsonl"
+    save_tasks(tasks, path)
+    assert load_tasks(path) == tasks
 
 
 def test_validate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,3 +121,16 @@ def test_validate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "1 task(s), 0 with a reference config" in capsys.readouterr().out
     assert tasks_cli(["validate", str(bad)]) == 2
     assert "line 1 (task_id='a'): field 'difficulty'" in capsys.readouterr().err
+
+
+def test_task_files_with_a_bom_load_and_non_utf8_files_are_named(tmp_path) -> None:
+    from aspen_rl.tasks import TaskFileError, load_split, load_tasks
+
+    line = load_split("train")[0].model_dump_json()
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes("\ufeff".encode() + line.encode() + b"\r\n")
+    assert [t.task_id for t in load_tasks(bom)] == [load_split("train")[0].task_id]
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes('{"task_id": "caf\xe9"}\n'.encode("latin-1"))
+    with pytest.raises(TaskFileError, match=r"latin\.jsonl: not UTF-8 text"):
+        load_tasks(latin)
