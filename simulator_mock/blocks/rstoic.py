@@ -59,6 +59,10 @@ class RStoic(Block):
             extent = to_si(item["EXTENT"], item.get("EXTENT_UNITS"), "molar_flow", f"{where}.EXTENT_UNITS")
             if "KEY_CID" in item:
                 key = self.ctx.index(item["KEY_CID"], f"{where}.KEY_CID")
+                if nu[key] == 0.0:
+                    raise SpecificationError(
+                        f"{where}.KEY_CID: {item['KEY_CID']} takes no part in this reaction"
+                    )
         else:
             key = self.ctx.index(item["KEY_CID"], f"{where}.KEY_CID")
             if nu[key] >= 0:
@@ -116,20 +120,22 @@ class RStoic(Block):
         Hfs = self.package.Hfs
         reactions = []
         for reaction, xi in zip(self.reactions, extents, strict=True):
-            per = -float(reaction.nu[reaction.key]) if reaction.key is not None else 1.0
             key = reaction.key
+            # per mol of key component reacted or formed: a product key (nu > 0) keeps the sign of dHr
+            per = abs(float(reaction.nu[key])) if key is not None else 1.0
+            reactant = key is not None and reaction.nu[key] < 0 and f[key] > 0
             reactions.append(
                 {
                     "id": reaction.label,
                     "key_component": self.ctx.cids[key] if key is not None else None,
-                    "conversion": (xi * per / float(f[key]) if key is not None and f[key] > 0 else None),
+                    "conversion": xi * per / float(f[key]) if reactant else None,
                     "extent_kmol_hr": xi * 3.6,
                     "heat_of_reaction_kJ_mol": float(np.dot(reaction.nu, Hfs)) / per / 1000.0,
                 }
             )
         first = self.reactions[0]
         overall = None
-        if first.key is not None and f[first.key] > 0:
+        if first.key is not None and first.nu[first.key] < 0 and f[first.key] > 0:
             overall = float((f[first.key] - flows[first.key]) / f[first.key])
         self.report = {
             "heat_of_reaction_kJ_mol": reactions[0]["heat_of_reaction_kJ_mol"],

@@ -232,6 +232,41 @@ def test_rstoic_heat_of_reaction_and_atom_balance(adiabatic: bool) -> None:
         assert block["duty_kW"] * 3.6 > -802.0 - 2 * 44.0
 
 
+@pytest.mark.parametrize(("key", "per"), [("CH4", 1), ("CO2", 1), ("WATER", 2), (None, 1)])
+def test_rstoic_extent_heat_of_reaction_sign_for_any_key(key: str | None, per: int) -> None:
+    """Methane combustion is exothermic whichever component is the key (a product key gave +802.6)."""
+    from chemicals import Hfg
+
+    config = combustion()
+    reaction = config["blocks_RStoic_data"]["R1"]["REAC_DATA"]["REAC"][0]
+    reaction.update({"OPT_EXT_CONV": "EXTENT", "EXTENT": 0.5})
+    reaction.pop("KEY_CID", None)
+    if key is not None:
+        reaction["KEY_CID"] = key
+    results = run_config(config)
+    assert_closed(results)
+    dHr = (Hfg("124-38-9") + 2 * Hfg("7732-18-5") - Hfg("74-82-8")) / 1000
+    block = results["blocks"]["R1"]
+    assert block["heat_of_reaction_kJ_mol"] == pytest.approx(dHr / per, rel=1e-12)
+    assert block["heat_of_reaction_kJ_mol"] < -400
+    assert block["reactions"][0]["extent_kmol_hr"] == pytest.approx(0.5)
+    assert block["conversion"] == (pytest.approx(0.5) if key == "CH4" else None)
+    flue = results["streams"]["FLUE"]["component_flows_kmol_hr"]
+    assert flue["CO2"] == pytest.approx(0.5) and flue["CH4"] == pytest.approx(0.5)
+
+
+def test_rstoic_extent_key_outside_the_reaction_is_refused() -> None:
+    from simulator_mock import SimulationError
+
+    config = combustion()
+    reaction = config["blocks_RStoic_data"]["R1"]["REAC_DATA"]["REAC"][0]
+    reaction.update({"OPT_EXT_CONV": "EXTENT", "EXTENT": 0.5, "KEY_CID": "N2"})
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert info.value.error_type == "InvalidSpecification"
+    assert "REAC[0].KEY_CID" in info.value.message and "N2" in info.value.message
+
+
 def test_rstoic_unbalanced_reaction_is_refused() -> None:
     from simulator_mock import SimulationError
 
