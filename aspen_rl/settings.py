@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
@@ -170,9 +171,32 @@ def load_settings(
             raise FileNotFoundError(f"config file not found: {path}")
     else:
         path = DEFAULT_CONFIG_PATH if DEFAULT_CONFIG_PATH.is_file() else None
+    if path is not None:
+        _check_yaml_keys(path)
     values = {k: v for k, v in overrides.items() if v is not None}
     token = _yaml_path.set(path)
     try:
         return Settings(_env_file=env_file, **values)
     finally:
         _yaml_path.reset(token)
+
+
+def _check_yaml_keys(path: Path) -> None:
+    """Refuse a YAML file that does not parse or has top-level keys Settings does not know.
+
+    Unknown keys would otherwise be ignored silently (``rewards:`` for ``reward:`` runs with the
+    default weights).
+    """
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"config file {path} is not valid YAML: {exc}") from exc
+    if data is None:
+        return
+    if not isinstance(data, dict):
+        raise ValueError(f"config file {path} must be a mapping of settings, got {type(data).__name__}")
+    known = set(Settings.model_fields) | {"MODEL", "MODEL_API_KEY", "MODEL_API_URL", "ASPEN_SIMULATOR_URL"}
+    unknown = sorted(str(k) for k in data if k not in known)
+    if unknown:
+        known_list = ", ".join(sorted(Settings.model_fields))
+        raise ValueError(f"config file {path}: unknown setting(s) {', '.join(unknown)}; known: {known_list}")

@@ -169,3 +169,14 @@ def test_invalid_weights_in_config_are_rejected(tmp_path: Path, monkeypatch: pyt
 def test_shipped_env_example_loads() -> None:
     s = load_settings(REPO / "configs" / "default.yaml", env_file=REPO / ".env.example")
     assert (s.model, s.aspen_simulator_url, s.model_api_key) == ("gpt-4o-mini", "http://localhost:8002", None)
+
+
+def test_malformed_yaml_and_unknown_keys_are_refused(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("reward: [1, 2\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"broken\.yaml is not valid YAML"):
+        load_settings(broken, env_file=None)
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("rewards:\n  completion: 1.0\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"unknown setting\(s\) rewards"):
+        load_settings(typo, env_file=None)
