@@ -61,8 +61,8 @@ def build_topology(config: dict[str, Any], classes: dict[str, type[Block]]) -> T
 
     Raises:
         TopologyError: duplicate names, a connection to a missing block / stream / port, a stream with two
-            producers or consumers, a port with too few or too many streams, an unconnected stream, or a feed
-            stream without stream_data. The error_type says which.
+            producers or consumers, a port with too few or too many streams, an unconnected stream, a feed
+            stream without stream_data, or no feed or no product stream at all. The error_type says which.
     """
     block_types: dict[str, str] = {}
     for block in config["blocks"]:
@@ -122,6 +122,7 @@ def build_topology(config: dict[str, Any], classes: dict[str, type[Block]]) -> T
     for stream in stream_data:
         if stream not in declared:
             raise TopologyError(f"stream_data.{stream}: no stream named {stream}", error_type="UnknownStream")
+    _check_open(topo, stream_data)
     for stream in topo.feeds:
         if stream not in stream_data:
             raise TopologyError(
@@ -130,6 +131,34 @@ def build_topology(config: dict[str, Any], classes: dict[str, type[Block]]) -> T
                 error_type="MissingStreamData",
             )
     return topo
+
+
+def _check_open(topo: Topology, stream_data: dict[str, Any]) -> None:
+    """A flowsheet needs material in and out: a closed loop has no balance to close and no answer."""
+    internal = ", ".join(
+        f"{s} ({topo.source[s]} -> {topo.sink[s]})"
+        for s in topo.streams
+        if s in topo.sink and s in topo.source
+    )
+    if not topo.feeds:
+        given = [s for s in stream_data if s in topo.source]
+        hint = (
+            f"; stream_data is given for {', '.join(given)} but block(s) "
+            f"{', '.join(topo.source[s] for s in given)} produce it: connect it only as an inlet"
+            if given
+            else ""
+        )
+        raise TopologyError(
+            "flowsheet has no feed stream: every stream is produced by a block, so no material enters "
+            f"(streams {internal}){hint}",
+            error_type="NoFeedStream",
+        )
+    if not topo.products:
+        raise TopologyError(
+            "flowsheet has no product stream: every stream enters a block, so no material leaves "
+            f"(streams {internal}); give one block an outlet stream that no block consumes",
+            error_type="NoProductStream",
+        )
 
 
 def _check_ports(block: str, cls: type[Block], topo: Topology) -> None:

@@ -309,6 +309,31 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
         ["OTHER", "C1"],
     ),
     (
+        "closed loop, no feed, no product",
+        heater,
+        lambda c: (
+            c["blocks"].append({"name": "H2", "type": "Heater"}),
+            c["block_connections"].update({"H2": {"PROD": "F(IN)", "FEED": "P(OUT)"}}),
+            c["blocks_Heater_data"].update({"H2": c["blocks_Heater_data"]["H1"]}),
+        ),
+        "NoFeedStream",
+        400,
+        ["no feed stream", "FEED (H2 -> H1)", "PROD (H1 -> H2)", "stream_data is given for FEED"],
+    ),
+    (
+        "loop with a feed but no product",
+        heater,
+        lambda c: (
+            c["streams"].append({"name": "BACK"}),
+            c["blocks"].append({"name": "M", "type": "Mixer"}),
+            c["block_connections"]["H1"].update({"BACK": "F(IN)"}),
+            c["block_connections"].update({"M": {"PROD": "F(IN)", "BACK": "P(OUT)"}}),
+        ),
+        "NoProductStream",
+        400,
+        ["no product stream", "PROD (H1 -> M)", "BACK (M -> H1)"],
+    ),
+    (
         "recycle cap too low",
         recycle,
         _set("setup/convergence/max_iterations", 2),
