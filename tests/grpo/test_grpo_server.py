@@ -234,3 +234,108 @@ async def test_autogen_client_drives_the_endpoint(scripted_server: ChatCompletio
     assert result.finish_reason == "function_calls"
     assert isinstance(result.content, list) and result.content[0].name == "get_schema"
     assert len(scripted_server.pop_records("ag")) == 1
+
+
+# ---- real chat templates: tool-call history rendered back exactly ---------------------------------------
+
+QWEN25_TOOL_TEMPLATE = """
+{%- if tools %}
+    {{- '<|im_start|>system\\n' }}
+    {%- if messages[0]['role'] == 'system' %}{{- messages[0]['content'] }}
+    {%- else %}{{- 'You are Qwen, created by Alibaba Cloud. You are a helpful assistant.' }}{%- endif %}
+    {{- "\\n\\n# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\n" }}
+    {{- "You are provided with function signatures within <tools></tools> XML tags:\\n<tools>" }}
+    {%- for tool in tools %}{{- "\\n" }}{{- tool | tojson }}{%- endfor %}
+    {{- "\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments "
+        "within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\"name\\": <function-name>, "
+        "\\"arguments\\": <args-json-object>}\\n</tool_call><|im_end|>\\n" }}
+{%- elif messages[0]['role'] == 'system' %}
+    {{- '<|im_start|>system\\n' + messages[0]['content'] + '<|im_end|>\\n' }}
+{%- endif %}
+{%- for message in messages %}
+    {%- if (message.role == "user") or (message.role == "system" and not loop.first)
+        or (message.role == "assistant" and not message.tool_calls) %}
+        {{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>' + '\\n' }}
+    {%- elif message.role == "assistant" %}
+        {{- '<|im_start|>' + message.role }}
+        {%- if message.content %}{{- '\\n' + message.content }}{%- endif %}
+        {%- for tool_call in message.tool_calls %}
+            {%- if tool_call.function is defined %}{%- set tool_call = tool_call.function %}{%- endif %}
+            {{- '\\n<tool_call>\\n{"name": "' }}
+            {{- tool_call.name }}
+            {{- '", "arguments": ' }}
+            {{- tool_call.arguments | tojson }}
+            {{- '}\\n</tool_call>' }}
+        {%- endfor %}
+        {{- '<|im_end|>\\n' }}
+    {%- elif message.role == "tool" %}
+        {%- if (loop.index0 == 0) or (messages[loop.index0 - 1].role != "tool") %}{{- '<|im_start|>user' }}
+        {%- endif %}
+        {{- '\\n<tool_response>\\n' }}
+        {{- message.content }}
+        {{- '\\n</tool_response>' }}
+        {%- if loop.last or (messages[loop.index0 + 1].role != "tool") %}{{- '<|im_end|>\\n' }}{%- endif %}
+    {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}
+"""
+"""The tool-call parts of Qwen2.5-Instruct's chat template, as written there (arguments via ``tojson``)."""
+
+ARGUMENTS = '{"types": "base,Heater", "T": 80.5, "unit": "°C"}'
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f'<tool_call>\n{{"name": "get_schema", "arguments": {ARGUMENTS}}}\n</tool_call>',
+        f'Let me look.\n<tool_call>\n{{"name": "get_schema", "arguments": {ARGUMENTS}}}\n</tool_call>',
+        f'  Two blank lines.\n\n<tool_call>\n{{"name": "get_schema", "arguments": {ARGUMENTS}}}\n</tool_call>'
+        f'\n<tool_call>\n{{"name": "get_schema", "arguments": {{}}}}\n</tool_call>',
+    ],
+)
+@pytest.mark.parametrize("template", ["qwen2.5", "tiny"])
+def test_tool_history_renders_once_encoded_and_merges_into_one_row(reply: str, template: str) -> None:
+    from aspen_rl.algorithms.grpo.tiny import build_tiny_tokenizer
+
+    tokenizer = build_tiny_tokenizer()
+    if template == "qwen2.5":
+        tokenizer.chat_template = QWEN25_TOOL_TEMPLATE
+    engine = ScriptedEngine(tokenizer, [reply, "The outlet is at 80 C."])
+    with ChatCompletionServer(engine, batch_wait_s=0.0) as server:
+        client = openai.OpenAI(base_url=f"{server.base_url}/rollout/q/attempt/a/v1", api_key="none")
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "Heat water to 80 C."}]
+        first = client.chat.completions.create(model="m", messages=messages, tools=TOOLS).choices[0]
+        assert first.finish_reason == "tool_calls"
+        calls = first.message.tool_calls or []
+        assert isinstance(calls[0].function.arguments, str)  # OpenAI shape: a JSON string
+        messages.append(first.message.model_dump(exclude_none=True))
+        messages.extend({"role": "tool", "tool_call_id": c.id, "content": "{}"} for c in calls)
+        client.chat.completions.create(model="m", messages=messages, tools=TOOLS)
+        records = server.pop_records("q")
+    second_prompt = tokenizer.decode(records[1].prompt_ids)
+    assert f'"arguments": {ARGUMENTS}' in second_prompt  # once-encoded, as the model wrote it
+    assert '\\"types\\"' not in second_prompt and '"arguments": "' not in second_prompt
+    assert reply in second_prompt  # the sampled text, verbatim, content included
+    built = build_rows(records)
+    assert built.prefix_breaks == 0 and len(built.rows) == 1
+    assert built.rows[0].num_loss_tokens == len(records[0].completion_ids) + len(records[1].completion_ids)
+
+
+def test_parse_keeps_content_as_written_but_the_separator() -> None:
+    call = '<tool_call>\n{"name": "a", "arguments": {}}\n</tool_call>'
+    assert parse_tool_calls(f"Plan:\n\n{call}").content == "Plan:\n"
+    assert parse_tool_calls(f"  Plan:\n{call}\n{call}\n").content == "  Plan:"
+    assert parse_tool_calls(f"{call}\nDone.").content == "Done."
+
+
+def test_tool_call_arguments_are_parsed_for_the_template() -> None:
+    from aspen_rl.algorithms.grpo.server import RequestError, normalize_messages
+
+    call = {"id": "c1", "type": "function", "function": {"name": "a", "arguments": '{"x": [1, "é"]}'}}
+    request = [{"role": "assistant", "content": None, "tool_calls": [call]}]
+    (message,) = normalize_messages(request)
+    assert message["content"] == "" and message["tool_calls"][0]["function"]["arguments"] == {"x": [1, "é"]}
+    assert call["function"]["arguments"] == '{"x": [1, "é"]}'  # the request is not modified
+    bad = {"id": "c2", "type": "function", "function": {"name": "a", "arguments": "{oops"}}
+    with pytest.raises(RequestError, match=r"messages\[0\]\.tool_calls\[0\]\.function\.arguments"):
+        normalize_messages([{"role": "assistant", "tool_calls": [bad]}])

@@ -53,8 +53,33 @@ def _text(content: Any) -> str:
     return str(content)
 
 
+def _tool_calls(calls: Any, where: str) -> list[Any]:
+    """Tool calls with each ``function.arguments`` JSON string parsed into its object.
+
+    OpenAI clients send the arguments as a JSON string; chat templates (Qwen2.5's ``tool_call.arguments |
+    tojson``) expect the object, and would encode a string a second time: the prompt would show the model
+    a call it never wrote, and the row would no longer extend the sampled tokens (vLLM parses them too).
+    """
+    if not isinstance(calls, list):
+        raise RequestError(f"{where}.tool_calls must be a list")
+    out: list[Any] = []
+    for j, call in enumerate(calls):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("arguments"), str):
+            out.append(call)
+            continue
+        try:
+            arguments = json.loads(function["arguments"])
+        except json.JSONDecodeError as exc:
+            raise RequestError(
+                f"{where}.tool_calls[{j}].function.arguments is not valid JSON: {exc}"
+            ) from exc
+        out.append({**call, "function": {**function, "arguments": arguments}})
+    return out
+
+
 def normalize_messages(messages: Any) -> list[dict[str, Any]]:
-    """OpenAI messages as the chat template expects them: text content, tool calls as given."""
+    """OpenAI messages as the chat template expects them: text content, tool-call arguments as objects."""
     if not isinstance(messages, list) or not messages:
         raise RequestError("'messages' must be a non-empty list")
     normalized = []
@@ -63,6 +88,8 @@ def normalize_messages(messages: Any) -> list[dict[str, Any]]:
             raise RequestError(f"messages[{i}] must be an object with a 'role'")
         item = {k: v for k, v in message.items() if v is not None}
         item["content"] = _text(message.get("content"))
+        if "tool_calls" in item:
+            item["tool_calls"] = _tool_calls(item["tool_calls"], f"messages[{i}]")
         normalized.append(item)
     return normalized
 

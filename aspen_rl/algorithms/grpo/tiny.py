@@ -36,8 +36,7 @@ CHAT_TEMPLATE = """
             {%- if call.function is defined %}{%- set call = call.function %}{%- endif %}
             {%- if message.content or not loop.first %}{{- '\n' }}{%- endif %}
             {{- '<tool_call>\n{"name": "' + call.name + '", "arguments": ' }}
-            {%- if call.arguments is string %}{{- call.arguments }}
-            {%- else %}{{- call.arguments | tojson }}{%- endif %}
+            {{- call.arguments | tojson }}
             {{- '}\n</tool_call>' }}
         {%- endfor %}
         {{- '<|im_end|>\n' }}
@@ -49,7 +48,11 @@ CHAT_TEMPLATE = """
 {%- endfor %}
 {%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}
 """
-"""A simplified Qwen2.5 template: same ChatML framing and Hermes tool-call format."""
+"""A simplified Qwen2.5 template: same ChatML framing and Hermes tool-call format.
+
+Like Qwen2.5's, it renders ``tool_call.arguments | tojson``: arguments must reach it as objects (the
+endpoint parses the JSON strings OpenAI clients send), a string would be encoded twice.
+"""
 
 
 def build_tiny_tokenizer() -> Any:

@@ -75,5 +75,21 @@ def parse_tool_calls(text: str) -> ParsedMessage:
     calls = [_parse_block(raw) for raw in blocks]
     if any(call is None for call in calls):
         return ParsedMessage(content=text, tool_calls=[])
-    rest = _BLOCK.sub("", text).strip()
-    return ParsedMessage(content=rest or None, tool_calls=[c for c in calls if c is not None])
+    return ParsedMessage(content=_content(text), tool_calls=[c for c in calls if c is not None])
+
+
+def _content(text: str) -> str | None:
+    """The text around the blocks, kept as written where a Hermes/Qwen2.5 template can render it back.
+
+    Such templates write an assistant turn as ``content`` + ``"\n"`` + each ``<tool_call>`` block (blocks
+    joined by ``"\n"``), so the text before the first block loses one trailing newline (the template's
+    separator) and nothing else; whitespace between and after blocks is dropped (the template writes its
+    own). Other text after a block, which no template renders back, is appended so the agent still sees it.
+    """
+    first = text.index("<tool_call>")
+    before = text[:first]
+    content = before[:-1] if before.endswith("\n") else before
+    rest = _BLOCK.sub("\n", text[first:]).strip()
+    if rest:
+        content = f"{content}\n{rest}" if content else rest
+    return content or None
