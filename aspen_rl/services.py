@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from types import TracebackType
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -26,6 +30,17 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` points at this machine (localhost, 127.0.0.0/8, ::1)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def is_healthy(url: str, timeout_s: float = 1.0, verify: bool = True) -> bool:
@@ -76,9 +91,18 @@ class LocalService(AbstractContextManager["LocalService"]):
             ServiceError: if it exits or stays unhealthy past the start-up timeout.
         """
         log = self.log_path.open("ab") if self.log_path else subprocess.DEVNULL
-        self._process = subprocess.Popen(
-            self.argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
+        try:
+            # Its own process group, so stop() also ends the worker processes it spawns.
+            self._process = subprocess.Popen(
+                self.argv,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        finally:
+            if log is not subprocess.DEVNULL:
+                log.close()  # the child holds its own descriptor
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
@@ -96,15 +120,17 @@ class LocalService(AbstractContextManager["LocalService"]):
         )
 
     def stop(self) -> None:
-        """Terminate the process (SIGTERM, then SIGKILL after 5 s)."""
-        if self._process is None or self._process.poll() is not None:
+        """Terminate the process and its process group (SIGTERM, then SIGKILL after 5 s)."""
+        if self._process is None:
             return
-        self._process.terminate()
+        group = self._process.pid  # start_new_session: the group id is the child's pid
+        _signal_group(group, signal.SIGTERM)
         try:
             self._process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait(timeout=5)
+        _signal_group(group, signal.SIGKILL)  # workers that outlived their parent
 
     def __enter__(self) -> LocalService:
         return self.start()
@@ -113,6 +139,11 @@ class LocalService(AbstractContextManager["LocalService"]):
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+def _signal_group(group: int, sig: int) -> None:
+    with suppress(ProcessLookupError, PermissionError):  # the group is already gone
+        os.killpg(group, sig)
 
 
 def mock_simulator(results_dir: Path, log_path: Path | None = None) -> LocalService:

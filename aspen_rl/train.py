@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import multiprocessing
 import random
 import sys
@@ -70,19 +71,24 @@ def _run(args: Any, console: Console) -> int:
     output_dir = args.output_dir or settings.output_dir / datetime.now().strftime("%Y%m%d-%H%M%S")
     output_dir.mkdir(parents=True, exist_ok=True)
     _configure_logging(output_dir / LOG_FILE)
-    logger.info("aspen_rl.train %s", " ".join(sys.argv[1:]))
+    logger.info("aspen_rl.train arguments: %s", _shown_arguments(args))
     logger.info("settings: %s", settings.redacted())
     random.seed(args.seed)
     splits = _load_tasks(args, settings)
     repeats = args.repeats or settings.algorithms.baseline.repeats
     prompt = _read_prompt(args.prompt)
 
-    from aspen_rl.services import is_healthy, mock_simulator
+    from aspen_rl.services import is_healthy, is_loopback, mock_simulator
 
     with ExitStack() as stack:
         if not is_healthy(
             settings.aspen_simulator_url + "/health", timeout_s=2.0, verify=settings.simulator_verify_tls
         ):
+            if not is_loopback(settings.aspen_simulator_url):
+                raise ServiceError(
+                    f"no simulator answers GET /health at {settings.aspen_simulator_url} (checked for 2 s); "
+                    "the mock stands in only for a loopback URL: a remote service is never replaced silently"
+                )
             service = stack.enter_context(
                 mock_simulator(output_dir / "simulator_results", log_path=output_dir / "simulator.log")
             )
@@ -113,8 +119,14 @@ def _run(args: Any, console: Console) -> int:
             repeats=repeats,
             seed=args.seed,
             prompt=str(args.prompt) if args.prompt else "default (aspen_rl/agent/default_system_prompt.md)",
+            reward_weights=settings.reward.model_dump(),
         )
     console.print(f"Run written to {output_dir} ({summary['rollouts']} rollouts)")
+    if report.records and all(r.status != "ok" for r in report.records):
+        console.print(
+            f"[bold red]error:[/] every rollout failed, e.g. {escape(str(report.records[0].error))}"
+        )
+        return 1
     return 0
 
 
@@ -173,6 +185,11 @@ def _policy(
     return _llm_resource(service.url + "/v1", SCRIPTED_MODEL_NAME, proxy=True), description
 
 
+def _shown_arguments(args: Any) -> dict[str, Any]:
+    """The parsed arguments for the log, with the API key masked."""
+    return {k: ("**********" if k == "api_key" and v else v) for k, v in vars(args).items()}
+
+
 def _load_settings(args: Any) -> Settings:
     overrides = {
         "model": args.model,
@@ -196,6 +213,8 @@ NEEDS_VALIDATION = ("prompt_opt",)
 
 
 def _load_tasks(args: Any, settings: Settings) -> TaskSplits:
+    if "data_dir" in settings.model_fields_set and not settings.data_dir.is_dir():
+        raise UsageError(f"data_dir {settings.data_dir} is not a directory")
     data_dir = settings.data_dir if settings.data_dir.is_dir() else None
     use_val = args.use_validation or args.algorithm in NEEDS_VALIDATION
     try:
@@ -242,7 +261,12 @@ def _build_algorithm(
     if args.algorithm == "baseline":
         from aspen_rl.algorithms.baseline import BaselineAlgorithm
 
-        return BaselineAlgorithm(resources, report, repeats=repeats, test_dataset=splits.test)
+        rollouts = len(splits.all()) * repeats
+        # Give up on a split only after every rollout could have used its whole wall-time cap.
+        deadline_s = settings.rollout_timeout_s * math.ceil(rollouts / args.n_runners) + 120.0
+        return BaselineAlgorithm(
+            resources, report, repeats=repeats, test_dataset=splits.test, deadline_s=deadline_s
+        )
     if args.algorithm == "prompt_opt":
         # The beam is chosen on validation: _load_tasks loads it for prompt_opt (before the offline
         # policy starts, which only knows the tasks it was started with).
@@ -340,7 +364,10 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
 
 
 def _configure_logging(log_file: Path) -> None:
-    """Everything at INFO into the run's ``training.log``; only warnings of aspen_rl on the console."""
+    """Everything at INFO into the run's ``training.log``; the console keeps the progress bar and tables.
+
+    (Agent Lightning's store server configures uvicorn's own console logging, which stays.)
+    """
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)

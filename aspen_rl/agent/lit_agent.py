@@ -63,6 +63,7 @@ class AspenLitAgent(LitAgent[AspenTask]):
         llm_s, llm_calls = 0.0, 0
         start = time.perf_counter()
         model_client = None
+        target = None
         try:
             target = resolve_llm(resources or {}, rollout, self.settings)
             model_client = build_model_client(target, self.settings)
@@ -73,7 +74,8 @@ class AspenLitAgent(LitAgent[AspenTask]):
             trace.error = f"rollout exceeded its wall-time cap of {self.settings.rollout_timeout_s:g} s"
         except Exception as exc:  # a rollout must never take its runner down
             status = "error"
-            trace.error = f"{type(exc).__name__}: {exc}"
+            where = f" (model endpoint {target.base_url})" if target is not None else ""
+            trace.error = f"{type(exc).__name__}: {exc}{where}"
             logger.warning("rollout of task %s failed: %s", task.task_id, trace.error)
         finally:
             if model_client is not None:
@@ -82,11 +84,12 @@ class AspenLitAgent(LitAgent[AspenTask]):
         infrastructure = _infrastructure_error(trace)
         if status == "ok" and infrastructure:
             status, trace.error = "error", infrastructure
-        reward = (
-            RewardScores(**compute_reward(task, trace, self.settings.reward).model_dump())
-            if status == "ok"
-            else RewardScores()
-        )
+        reward = RewardScores()
+        if status == "ok":
+            try:
+                reward = RewardScores(**compute_reward(task, trace, self.settings.reward).model_dump())
+            except Exception as exc:  # an odd simulator answer must not escape the rollout either
+                status, trace.error = "error", f"reward computation failed: {type(exc).__name__}: {exc}"
         return RolloutRecord(
             rollout_id=getattr(rollout, "rollout_id", "") or "",
             task_id=task.task_id,

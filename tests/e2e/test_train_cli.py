@@ -13,7 +13,7 @@ import pytest
 from cli_runner import offline_env
 
 from aspen_rl.reporting import load_records
-from aspen_rl.services import mock_simulator
+from aspen_rl.services import free_port, mock_simulator
 from aspen_rl.tasks import load_split
 
 pytestmark = pytest.mark.slow
@@ -96,3 +96,21 @@ def test_simulator_stopped_mid_run(tmp_path: Path) -> None:
         assert "SimulatorUnavailable" in (r.error or "")
     summary = json.loads((output_dir / "summary.json").read_text())
     assert summary["splits"]["train"]["all"]["errors"] == len(failed)
+
+
+def test_unreachable_model_fails_every_rollout_with_exit_1_and_never_leaks_the_key(tmp_path: Path) -> None:
+    secret = "sk-test-DO-NOT-LEAK-8d1f"
+    dead_model = f"http://127.0.0.1:{free_port()}/v1"
+    output_dir = tmp_path / "run"
+    cmd = [sys.executable, "-m", "aspen_rl.train", "--output-dir", str(output_dir), "--limit", "1"]
+    cmd += ["--api-url", dead_model, "--api-key", secret, "--n-runners", "1"]
+    proc = subprocess.run(cmd, cwd=tmp_path, env=offline_env(), capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "every rollout failed" in proc.stderr
+    (record,) = load_records(output_dir / "rollouts.jsonl")
+    assert record.status == "error" and record.reward.total == 0.0
+    assert dead_model in (record.error or "")  # the error names the endpoint
+    for path in output_dir.rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(encoding="utf-8", errors="replace"), path
+    assert secret not in proc.stdout + proc.stderr
