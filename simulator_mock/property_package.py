@@ -12,6 +12,7 @@ import numpy as np
 from simulator_mock.errors import (
     ComponentDataError,
     FlashError,
+    InfeasibleSpecificationError,
     OutOfBoundsError,
     UnknownComponentError,
     UnknownPropertyMethodError,
@@ -360,6 +361,8 @@ class PropertyPackage:
             raise FlashError(f"{where}: cannot flash a stream with no components")
         sub = zs[list(idx)]
         sub = sub / sub.sum()
+        if "VF" in spec:
+            self._check_subcritical(idx, where, spec)
         try:
             try:
                 models, res = self._thermo_flash(idx, sub, spec)
@@ -386,6 +389,35 @@ class PropertyPackage:
             raise FlashError(f"{where}: flash at {described} failed ({type(exc).__name__}: {exc})") from None
         _check_bounds(where, {"T": state.T, "P": state.P}, computed=True)
         return state, vapor, liquid
+
+    def _check_subcritical(self, idx: tuple[int, ...], where: str, spec: dict[str, float]) -> None:
+        """Refuse a vapour-fraction spec above the critical point.
+
+        The activity-coefficient methods extrapolate vapour pressures past Tc and would return a two-phase
+        answer at any pressure (water at 300 bar, VF 0.5: 389 C). Their bound is the largest critical
+        pressure (P + VF) or temperature (T + VF) of the components present. A cubic EOS finds mixture
+        critical points itself (they can lie above every pure component's Pc), so there only a pure
+        component is bounded here.
+        """
+        if self.liquid_enthalpy_has_pressure_term and len(idx) > 1:
+            return
+        for key, values, label, fmt in (
+            ("P", self.constants.Pcs, "pressure", lambda v: f"{v / 1e5:.6g} bar"),
+            ("T", self.constants.Tcs, "temperature", lambda v: f"{v - 273.15:.6g} C"),
+        ):
+            value = spec.get(key)
+            known = [(values[i], self.names[i]) for i in idx if values[i] is not None]
+            if value is None or not known:
+                continue
+            critical, name = max(known)
+            if value > critical:
+                which = name if len(idx) == 1 else f"the largest of the components', {name}"
+                raise InfeasibleSpecificationError(
+                    f"{where}: a vapor fraction is specified at {label} {fmt(value)}, above the critical "
+                    f"{label} ({which}: {fmt(critical)}); no vapour and liquid coexist there: specify "
+                    "temperature and pressure instead, or a lower "
+                    f"{label}"
+                )
 
     def _thermo_flash(
         self, idx: tuple[int, ...], sub: np.ndarray, spec: dict[str, float]

@@ -400,3 +400,51 @@ def test_http_status_follows_the_error(inproc: TestClient) -> None:
     assert response.status_code == 400
     assert response.json()["error_type"] == "InvalidNumber"
     assert "a:" in response.json()["error_message"]
+
+
+@pytest.mark.parametrize("method", ["IDEAL", "NRTL", "UNIFAC", "PENG-ROB"])
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ({"SPEC_OPT": "PV", "PRES_VALUE": 300, "VFRAC_VALUE": 0.5}, ["300 bar", "220.64 bar"]),
+        ({"SPEC_OPT": "PV", "PRES_VALUE": 221, "VFRAC_VALUE": 0.0}, ["221 bar", "220.64 bar"]),
+        ({"SPEC_OPT": "TV", "TEMP_VALUE": 500, "VFRAC_VALUE": 0.5}, ["500 C", "373.946 C"]),
+    ],
+)
+def test_saturation_spec_above_the_critical_point_is_refused(
+    method: str, spec: dict[str, Any], words: list[str]
+) -> None:
+    """Water at 300 bar, VF 0.5 came out as 389 C two-phase with IDEAL/NRTL/UNIFAC (Pc 220.64 bar)."""
+    config = heater(method)
+    config["blocks_Heater_data"]["H1"]["SPEC_DATA"] = spec
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert info.value.error_type == "InfeasibleSpecification", info.value.message
+    for word in ["block H1", "critical", *words]:
+        assert word in info.value.message, info.value.message
+
+
+def test_saturated_feed_above_the_largest_critical_pressure_is_refused() -> None:
+    config = flash_drum()  # methanol (Pc 80.8 bar) / water (Pc 220.64 bar), NRTL
+    config["stream_data"]["FEED"].update({"MIXED_SPEC": "PV", "vapor_fraction": {"VFRAC_VALUE": 0.2}})
+    config["stream_data"]["FEED"]["pressure"]["PRES_VALUE"] = 230.0
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert info.value.error_type == "InfeasibleSpecification"
+    assert "stream FEED" in info.value.message and "water: 220.64 bar" in info.value.message
+    config["stream_data"]["FEED"]["pressure"]["PRES_VALUE"] = 100.0  # above methanol's Pc, below water's
+    assert run_config(config)["streams"]["FEED"]["vapor_fraction"] == pytest.approx(0.2)
+
+
+def test_saturation_just_below_the_critical_pressure_still_solves() -> None:
+    from chemicals import iapws
+
+    config = heater("IDEAL")
+    config["blocks_Heater_data"]["H1"]["SPEC_DATA"] = {
+        "SPEC_OPT": "PV",
+        "PRES_VALUE": 200,
+        "VFRAC_VALUE": 0.5,
+    }
+    results = run_config(config)
+    T_sat = iapws.iapws95_Tsat(200e5) - 273.15  # 365.75 C
+    assert results["streams"]["PROD"]["temperature_C"] == pytest.approx(T_sat, abs=1.0)
