@@ -12,6 +12,7 @@ import torch
 from aspen_rl.algorithms.grpo.checkpoint import latest_checkpoint
 from aspen_rl.algorithms.grpo.config import GRPOConfig
 from aspen_rl.algorithms.grpo.engine import TransformersEngine
+from aspen_rl.algorithms.grpo.model import quiet_peft
 from aspen_rl.algorithms.grpo.tiny import build_tiny_model
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
 from aspen_rl.algorithms.grpo.types import RolloutSample, SamplingParams, TrajectoryRow
@@ -203,6 +204,53 @@ def test_resume_refuses_changed_optimisation_fields(
     assert second.optimizer.param_groups[0]["lr"] == pytest.approx(5e-2 * 3 / 10)
     metrics = second.step(make_groups(2))
     assert metrics["lr"] == pytest.approx(5e-2 * 4 / 10)
+
+
+def test_lora_dropout_is_refused_by_the_config(cpu_config: GRPOConfig) -> None:
+    from aspen_rl.algorithms.grpo.config import GRPOConfigError
+
+    with pytest.raises(GRPOConfigError, match=r"lora\.dropout.*not supported"):
+        cpu_config.replace(lora={"enabled": True, "dropout": 0.1})
+
+
+@pytest.mark.parametrize(
+    "arch, lora, extra",
+    [
+        ("qwen2", True, {"attention_dropout": 0.5}),  # functional dropout from a float rate
+        ("qwen2", "peft", {}),  # a peft model wrapped outside the trainer, lora_dropout 0.5
+        ("gpt2", False, {"resid_pdrop": 0.5, "attn_pdrop": 0.5, "embd_pdrop": 0.5}),
+    ],
+)
+def test_training_forwards_match_the_engines_eval_forwards(
+    tokenizer: Any, cpu_config: GRPOConfig, arch: str, lora: bool | str, extra: dict[str, float]
+) -> None:
+    if arch == "gpt2":  # build_tiny_model pins GPT-2's dropout rates to 0; a pretrained config may not
+        from transformers import AutoModelForCausalLM, GPT2Config
+
+        torch.manual_seed(0)
+        gpt2 = GPT2Config(vocab_size=len(tokenizer), n_embd=32, n_layer=2, n_head=2, **extra)
+        model = AutoModelForCausalLM.from_config(gpt2)
+    else:
+        model = build_tiny_model(len(tokenizer), arch=arch, seed=0, **extra)
+    if lora == "peft":
+        from peft import LoraConfig, get_peft_model
+
+        with quiet_peft():
+            model = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, lora_dropout=0.5))
+    cfg = cpu_config.replace(lora={"enabled": bool(lora), "r": 4, "alpha": 8})
+    trainer = GRPOTrainer(cfg, model=model, tokenizer=tokenizer)
+    if lora:
+        with torch.no_grad():  # adapters that change the output (LoRA B starts at 0)
+            for name, p in trainer.model.named_parameters():
+                if "lora_B" in name:
+                    p.normal_()
+    rows = [row for group in make_groups(3) for sample in group for row in sample.rows]
+    trainer.model.eval()
+    expected = trainer.compute_logprobs(rows)
+    trainer.model.train()  # the update's mode
+    for _ in range(2):
+        got = trainer.compute_logprobs(rows)
+        assert all(torch.equal(a, b) for a, b in zip(expected, got, strict=True))
 
 
 def test_latest_checkpoint_ignores_incomplete_dirs(tmp_path: Path) -> None:

@@ -31,11 +31,23 @@ class LoRASettings(_Section):
     r: int = Field(16, gt=0, description="Adapter rank.")
     alpha: int = Field(32, gt=0, description="LoRA scaling numerator (scale = alpha / r).")
     dropout: float = Field(
-        0.0, ge=0.0, lt=1.0, description="Dropout on the adapter input (0 keeps logprobs exact)."
+        0.0,
+        ge=0.0,
+        lt=1.0,
+        description="Dropout on the adapter input; must be 0: the update needs the engine's exact logprobs.",
     )
     target_modules: str | list[str] = Field(
         "all-linear", description="Modules that get adapters: a list of names or peft's 'all-linear'."
     )
+
+    @model_validator(mode="after")
+    def _no_dropout(self) -> LoRASettings:
+        if self.dropout > 0:
+            raise ValueError(
+                f"lora.dropout={self.dropout} is not supported: GRPO's ratio and importance weights need the "
+                "trainer's logprobs to equal the engine's, and dropout makes training forwards random; use 0"
+            )
+        return self
 
 
 class VLLMSettings(_Section):

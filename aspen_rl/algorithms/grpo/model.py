@@ -35,11 +35,23 @@ def is_peft_model(model: torch.nn.Module) -> bool:
     return hasattr(model, "peft_config") and hasattr(model, "disable_adapter")
 
 
+_DROPOUT_RATES = ("attention_dropout", "dropout", "attn_dropout", "hidden_dropout")
+"""Float rates that modules pass to functional dropout in train mode (Qwen2, Llama: attention_dropout)."""
+
+
 def disable_dropout(model: torch.nn.Module) -> None:
-    """Set every dropout to 0: the ratio and the engine/trainer logprob match need deterministic forwards."""
+    """Set every dropout to 0: the ratio and the engine/trainer logprob match need deterministic forwards.
+
+    Covers ``nn.Dropout`` modules (peft's adapter dropout included: call it after wrapping) and the float
+    rates attention modules pass to functional dropout in train mode.
+    """
     for module in model.modules():
         if isinstance(module, torch.nn.Dropout):
             module.p = 0.0
+        for name in _DROPOUT_RATES:
+            value = getattr(module, name, None)
+            if isinstance(value, float) and not isinstance(value, bool) and value > 0:
+                setattr(module, name, 0.0)
 
 
 @contextlib.contextmanager

@@ -98,9 +98,9 @@ class GRPOTrainer:
             tokenizer = tokenizer if tokenizer is not None else loaded_tokenizer
         self.device = resolve_device(config.device)
         model.to(self.device)
-        disable_dropout(model)
         if config.lora.enabled and not is_peft_model(model):
             model = apply_lora(model, config.lora)
+        disable_dropout(model)  # after wrapping: adapters bring their own dropout modules
         if config.gradient_checkpointing:
             model.gradient_checkpointing_enable()
             if is_peft_model(model):
