@@ -1,19 +1,30 @@
-"""HeatX: two-stream shortcut heat exchanger with a temperature-cross check and LMTD / UA."""
+"""HeatX: two-stream shortcut heat exchanger with a temperature-cross check along the duty and LMTD / UA."""
 
 from __future__ import annotations
 
 import math
 from typing import Any, ClassVar
 
+import numpy as np
+
 from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import InfeasibleSpecificationError
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, to_si
 
+#: Duty intervals of the temperature profile checked for a cross (PH flashes per side, minus the ends).
+PROFILE_STEPS = 20
+
 
 class HeatX(Block):
     """Hot stream HI(IN) -> HO(OUT) gives heat to cold stream CI(IN) -> CO(OUT) (Aspen ``HeatX``,
-    shortcut)."""
+    shortcut).
+
+    The minimum approach is checked along the whole exchanger, not only at its ends: both sides are
+    flashed at ``PROFILE_STEPS`` equal duty steps (pressure linear in duty) and the smallest hot-minus-cold
+    temperature difference is refined around its grid minimum, so a cold side that starts boiling (or a
+    hot side that condenses) inside the exchanger shows its internal pinch.
+    """
 
     type_name = "HeatX"
     inlet_ports: ClassVar[dict[str, Cardinality]] = {"HI(IN)": (1, 1), "CI(IN)": (1, 1)}
@@ -118,26 +129,81 @@ class HeatX(Block):
             dT1, dT2 = hot.T - cold_out.T, hot_out.T - cold.T
         else:
             dT1, dT2 = hot.T - cold.T, hot_out.T - cold_out.T
-        approach = min(dT1, dT2)
         result: dict[str, Any] = {
             "hot_outlet_temperature_C": from_si(hot_out.T, "temperature"),
             "cold_outlet_temperature_C": from_si(cold_out.T, "temperature"),
             "hot_outlet_pressure_bar": from_si(hot_out.P, "pressure"),
             "cold_outlet_pressure_bar": from_si(cold_out.P, "pressure"),
-            "min_approach_C": approach,
+            "min_approach_C": min(dT1, dT2),
+            "terminal_approach_C": min(dT1, dT2),
+            "pinch_duty_fraction": 0.0 if dT1 <= dT2 else 1.0,
         }
         if Q == 0.0:
             return {**result, "lmtd_C": None, "ua_kW_K": 0.0}
+        approach, where, T_hot, T_cold = self._pinch(hot, cold, hot_out, cold_out, Q)
+        result.update({"min_approach_C": approach, "pinch_duty_fraction": where})
         if approach <= self.min_approach:
+            terminal = min(dT1, dT2)
+            inside = 1e-9 < where < 1.0 - 1e-9 and approach < terminal - 1e-6
+            at = (
+                f"inside the exchanger, after {where:.1%} of the duty has left the hot side (hot "
+                f"{from_si(T_hot, 'temperature'):.4g} C, cold {from_si(T_cold, 'temperature'):.4g} C; the "
+                f"terminal approach is {terminal:.4g} K)"
+                if inside
+                else "at the terminal"
+            )
             raise InfeasibleSpecificationError(
-                f"block {self.name}: temperature cross — terminal approach {approach:.4g} K "
+                f"block {self.name}: temperature cross — minimum approach {approach:.4g} K {at} "
                 f"(hot {from_si(hot.T, 'temperature'):.4g}->{from_si(hot_out.T, 'temperature'):.4g} C, cold "
                 f"{from_si(cold.T, 'temperature'):.4g}->{from_si(cold_out.T, 'temperature'):.4g} C) is not "
-                "above "
-                f"the minimum {self.min_approach:g} K"
+                f"above the minimum {self.min_approach:g} K"
             )
         lmtd = dT1 if abs(dT1 - dT2) < 1e-9 * dT1 else (dT1 - dT2) / math.log(dT1 / dT2)
         result.update({"lmtd_C": lmtd, "ua_kW_K": Q / lmtd / 1000.0})
         if self.U is not None:
             result["area_m2"] = Q / lmtd / float(self.U)
         return result
+
+    def _pinch(
+        self, hot: Stream, cold: Stream, hot_out: Stream, cold_out: Stream, Q: float
+    ) -> tuple[float, float, float, float]:
+        """(minimum hot - cold temperature difference [K], fraction of Q released by the hot side from its
+        inlet where it occurs, hot T [K], cold T [K] there)."""
+        cache: dict[tuple[str, float], float] = {}
+
+        def side_T(inlet: Stream, outlet: Stream, sign: float, frac: float, label: str) -> float:
+            if frac <= 0.0:
+                return inlet.T
+            if frac >= 1.0:
+                return outlet.T
+            key = (label, frac)
+            if key not in cache:
+                P = inlet.P + frac * (outlet.P - inlet.P)
+                H = (inlet.enthalpy_flow + sign * frac * Q) / inlet.total
+                cache[key] = self.flash(label, inlet.flows, f"{label} side profile", P=P, H=H).T
+            return cache[key]
+
+        def temperatures(f: float) -> tuple[float, float]:
+            cold_frac = 1.0 - f if self.countercurrent else f
+            return side_T(hot, hot_out, -1.0, f, "hot"), side_T(cold, cold_out, 1.0, cold_frac, "cold")
+
+        def difference(f: float) -> float:
+            T_hot, T_cold = temperatures(f)
+            return T_hot - T_cold
+
+        grid = np.linspace(0.0, 1.0, PROFILE_STEPS + 1)
+        values = [difference(float(f)) for f in grid]
+        k = int(np.argmin(values))
+        best_f, best = float(grid[k]), values[k]
+        if 0 < k < PROFILE_STEPS:
+            from scipy.optimize import minimize_scalar
+
+            found = minimize_scalar(
+                difference,
+                bounds=(float(grid[k - 1]), float(grid[k + 1])),
+                method="bounded",
+                options={"xatol": 1e-4, "maxiter": 20},
+            )
+            if found.fun < best:
+                best_f, best = float(found.x), float(found.fun)
+        return (best, best_f, *temperatures(best_f))

@@ -207,6 +207,60 @@ def test_heatx_temperature_cross_is_an_error() -> None:
     assert "E1" in info.value.message and "cross" in info.value.message
 
 
+def _n2_heats_water(T_hot_in: float, T_hot_out: float) -> dict:
+    from simulator_mock.examples import NITROGEN, WATER, feed, flowsheet
+
+    return flowsheet(
+        "N2 raises steam",
+        [NITROGEN, WATER],
+        "IDEAL",
+        {"E1": "HeatX"},
+        {"E1": {"HOT": "HI(IN)", "HOTOUT": "HO(OUT)", "COLD": "CI(IN)", "COLDOUT": "CO(OUT)"}},
+        {"HOT": feed(T_hot_in, 1.01325, {"N2": 94.0}), "COLD": feed(20.0, 1.01325, {"WATER": 10.0})},
+        blocks_HeatX_data={"E1": {"SPEC_DATA": {"SPEC_OPT": "HOT-OUTLET-TEMP", "TEMP_VALUE": T_hot_out}}},
+    )
+
+
+def _internal_pinch(T_hot_in: float, Q_kW: float) -> tuple[float, float]:
+    """(hot T, cold T) [C] where the cold water starts boiling, from thermo directly."""
+    water, _ = direct_flasher(["water"], "IDEAL")
+    nitrogen, _ = direct_flasher(["nitrogen"], "IDEAL")
+    bubble = water.flash(P=101325, VF=0)
+    Q_sensible = 10 * KMOL_HR * (bubble.H() - water.flash(T=293.15, P=101325).H())
+    H_hot = nitrogen.flash(T=T_hot_in + 273.15, P=101325).H() - (Q_kW * 1000 - Q_sensible) / (94 * KMOL_HR)
+    return nitrogen.flash(H=H_hot, P=101325).T - 273.15, bubble.T - 273.15
+
+
+def test_heatx_internal_pinch_is_reported() -> None:
+    """Terminal approaches 110 K / 120 K, but where the water starts boiling the gap is only ~53 K."""
+    results = run_config(_n2_heats_water(250.0, 130.0))
+    assert_closed(results)
+    block = results["blocks"]["E1"]
+    assert block["terminal_approach_C"] == pytest.approx(130.0 - 20.0)
+    T_hot, T_cold = _internal_pinch(250.0, block["duty_kW"])
+    assert block["min_approach_C"] == pytest.approx(T_hot - T_cold, abs=0.05)
+    assert block["min_approach_C"] < block["terminal_approach_C"] - 50
+    assert 0 < block["pinch_duty_fraction"] < 1
+
+
+def test_heatx_internal_temperature_cross_is_an_error() -> None:
+    """N2 200 -> 60 C boiling water at 1 atm: both ends are 40 K apart, but when the water reaches 100 C
+    the nitrogen is already down to 82.8 C (the ends-only check accepted it)."""
+    from simulator_mock import SimulationError
+
+    with pytest.raises(SimulationError) as info:
+        run_config(_n2_heats_water(200.0, 60.0))
+    message = info.value.message
+    assert info.value.error_type == "InfeasibleSpecification"
+    assert "E1" in message and "cross" in message and "inside the exchanger" in message
+    nitrogen, _ = direct_flasher(["nitrogen"], "IDEAL")
+    Q = 94 * KMOL_HR * (nitrogen.flash(T=473.15, P=101325).H() - nitrogen.flash(T=333.15, P=101325).H())
+    T_hot, T_cold = _internal_pinch(200.0, Q / 1000)
+    assert T_hot == pytest.approx(82.8, abs=0.05) and T_cold == pytest.approx(99.97, abs=0.01)
+    assert f"hot {T_hot:.4g} C, cold {T_cold:.4g} C" in message
+    assert f"minimum approach {T_hot - T_cold:.4g} K" in message
+
+
 @pytest.mark.parametrize("adiabatic", [False, True])
 def test_rstoic_heat_of_reaction_and_atom_balance(adiabatic: bool) -> None:
     from chemicals import Hfg
