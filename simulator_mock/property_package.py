@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,6 +37,16 @@ P_MIN_PA, P_MAX_PA = 1.0, 1e8
 TRACE = 1e-15
 #: When a flash fails, components below this mole fraction are dropped and the flash retried.
 RETRY_TRACE = 1e-7
+
+
+class _Discard(io.TextIOBase):
+    """A text stream that drops what is written to it."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+_DISCARD = _Discard()
 
 
 def canonical_method(name: str) -> str:
@@ -385,6 +397,9 @@ class PropertyPackage:
         except (OutOfBoundsError, FlashError):
             raise
         except Exception as exc:
+            beyond = self._beyond_temperature_range(idx, sub, where, spec)
+            if beyond is not None:
+                raise beyond from None
             described = ", ".join(f"{k}={_fmt(k, v)}" for k, v in spec.items())
             raise FlashError(f"{where}: flash at {described} failed ({type(exc).__name__}: {exc})") from None
         _check_bounds(where, {"T": state.T, "P": state.P}, computed=True)
@@ -419,6 +434,32 @@ class PropertyPackage:
                     f"{label}"
                 )
 
+    def _beyond_temperature_range(
+        self, idx: tuple[int, ...], sub: np.ndarray, where: str, spec: dict[str, float]
+    ) -> OutOfBoundsError | None:
+        """When a PH flash failed because H lies outside what the model reaches between the temperature
+        bounds at that pressure, the error that says so (a duty or work too large for the stream)."""
+        if set(spec) != {"H", "P"}:
+            return None
+        for T, side, hint in (
+            (T_MIN_K, "below", "removes more heat than the stream can give"),
+            (T_MAX_K, "above", "adds more heat than the model's temperature range can hold"),
+        ):
+            try:
+                models, res = self._thermo_flash(idx, sub, {"T": T, "P": spec["P"]})
+                H_bound = float(res.H()) + float(np.dot(sub, models.Hfs))
+            except Exception:
+                return None
+            if (spec["H"] < H_bound) == (side == "below"):
+                return OutOfBoundsError(
+                    f"{where}: the specified duty or work {hint}: the outlet enthalpy "
+                    f"{spec['H'] / 1000:.6g} kJ/mol is {side} the model's enthalpy at {T - 273.15:.6g} C "
+                    f"({H_bound / 1000:.6g} kJ/mol) at {spec['P'] / 1e5:.6g} bar, so the stream would leave "
+                    f"the model's temperature range ({T_MIN_K - 273.15:.2f} .. {T_MAX_K - 273.15:.0f} C); "
+                    "use a smaller duty"
+                )
+        return None
+
     def _thermo_flash(
         self, idx: tuple[int, ...], sub: np.ndarray, spec: dict[str, float]
     ) -> tuple[PhaseModels, Any]:
@@ -429,7 +470,8 @@ class PropertyPackage:
             kwargs["H"] = kwargs["H"] - float(np.dot(sub, models.Hfs))
         if len(idx) > 1:
             kwargs["zs"] = sub.tolist()
-        return models, models.flasher.flash(**kwargs)
+        with contextlib.redirect_stdout(_DISCARD):  # thermo prints solver failures it then recovers from
+            return models, models.flasher.flash(**kwargs)
 
     def _gas_like(self, res: Any, idx: tuple[int, ...], sub: np.ndarray) -> bool:
         """A single cubic-EOS phase is vapour when above the pseudo-critical temperature or gas-like (Z >

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,8 @@ def parse_body(body: bytes) -> dict[str, Any]:
         config = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise MalformedRequestError(f"request body is not valid JSON: {exc}") from None
+    except ValueError as exc:  # e.g. an integer literal longer than Python's 4300-digit limit
+        raise MalformedRequestError(f"request body has a number the service cannot read: {exc}") from None
     except RecursionError:
         raise MalformedRequestError("request body is nested too deeply") from None
     if not isinstance(config, dict):
@@ -78,6 +81,10 @@ def check_finite(value: Any, path: str = "") -> None:
         item, where = stack.pop()
         if isinstance(item, float) and not math.isfinite(item):
             raise InvalidNumberError(f"{where or '<root>'}: {item} is not a finite number")
+        if isinstance(item, int) and not isinstance(item, bool) and abs(item) > sys.float_info.max:
+            raise InvalidNumberError(
+                f"{where or '<root>'}: integer too large for a number ({len(str(item))} digits)"
+            )
         if isinstance(item, dict):
             stack.extend((v, f"{where}.{k}" if where else str(k)) for k, v in item.items())
         elif isinstance(item, list):

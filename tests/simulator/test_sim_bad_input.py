@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -375,6 +376,8 @@ def test_bad_config(
         (b"{}", "SchemaValidationError"),
         (b'{"components": NaN}', "InvalidNumber"),
         (b"[" * 100_000 + b"]" * 100_000, "MalformedJSON"),
+        (b'{"components": ' + b"9" * 5000 + b"}", "MalformedJSON"),  # over Python's 4300-digit limit
+        (b'{"components": ' + b"9" * 400 + b"}", "InvalidNumber"),  # readable, but beyond any float
     ],
 )
 def test_bad_bodies_over_http(inproc: TestClient, body: bytes, error_type: str) -> None:
@@ -448,3 +451,36 @@ def test_saturation_just_below_the_critical_pressure_still_solves() -> None:
     results = run_config(config)
     T_sat = iapws.iapws95_Tsat(200e5) - 273.15  # 365.75 C
     assert results["streams"]["PROD"]["temperature_C"] == pytest.approx(T_sat, abs=1.0)
+
+
+def test_huge_integer_in_a_config_field_is_malformed_json(inproc: TestClient) -> None:
+    """A 5000-digit TEMP_VALUE was an InternalError (422) from Python's int parsing limit."""
+    body = json.dumps(heater()).replace('"TEMP_VALUE": 80', '"TEMP_VALUE": ' + "9" * 5000)
+    assert "9" * 5000 in body
+    response = inproc.post("/run-aspen-simulation", content=body.encode())
+    assert (response.status_code, response.json()["error_type"]) == (400, "MalformedJSON")
+    body = json.dumps(heater()).replace('"TEMP_VALUE": 80', '"TEMP_VALUE": ' + "9" * 400)
+    response = inproc.post("/run-aspen-simulation", content=body.encode())
+    assert (response.status_code, response.json()["error_type"]) == (400, "InvalidNumber")
+    assert "TEMP_VALUE" in response.json()["error_message"]
+
+
+def test_duty_beyond_the_temperature_range_says_so_and_prints_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """-1e5 kW on 100 kmol/hr of water was FlashFailed "TypeError: cannot unpack non-iterable NoneType",
+    and thermo printed its solver failures to stdout."""
+    config = heater()
+    config["blocks_Heater_data"]["H1"]["SPEC_DATA"] = {"SPEC_OPT": "PQ", "PRES_VALUE": 1, "DUTY_VALUE": -1e5}
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    message = info.value.message
+    assert info.value.error_type == "OutOfPhysicalBounds", message
+    assert "block H1" in message and "duty" in message and "below" in message and "-263.15 C" in message
+    assert "TypeError" not in message and "NoneType" not in message
+    assert capsys.readouterr().out == ""
+    config["blocks_Heater_data"]["H1"]["SPEC_DATA"]["DUTY_VALUE"] = 1e9
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert info.value.error_type == "OutOfPhysicalBounds" and "block H1" in info.value.message
+    assert capsys.readouterr().out == ""
