@@ -38,6 +38,8 @@ KINDS: dict[str, Callable[[], dict[str, Any]]] = {
     "recycle (4 blocks, Wegstein)": recycle,
 }
 TARGETS = {"single unit (Heater)": 20.0, "column (RadFrac 15 stages)": 250.0}
+#: Service p50 over in-process engine p50, per flowsheet kind.
+OVERHEAD_TARGET = 1.2
 
 
 def free_port() -> int:
@@ -172,17 +174,35 @@ def main() -> None:
             process.wait(timeout=10)
 
     print(f"service ready (GET /health answers) after {ready_s:.2f} s; workers warm after {warm_s:.2f} s")
-    header = ("flowsheet kind", "p50 ms", "p95 ms", "engine p50", "overhead", "target")
-    print(f"{header[0]:36s} {header[1]:>8s} {header[2]:>8s} {header[3]:>11s} {header[4]:>9s} {header[5]:>8s}")
+    header = ("flowsheet kind", "p50 ms", "p95 ms", "engine p50", "overhead", "vs 1.2x", "p50 target")
+    print(
+        f"{header[0]:36s} {header[1]:>8s} {header[2]:>8s} {header[3]:>11s} {header[4]:>9s} {header[5]:>8s} "
+        f"{header[6]:>11s}"
+    )
     for row in rows:
-        target = f"<= {TARGETS[row['kind']]:.0f}" if row["kind"] in TARGETS else ""
+        row["overhead_ok"] = row["overhead"] <= OVERHEAD_TARGET
+        target = ""
+        if row["kind"] in TARGETS:
+            ok = row["p50_ms"] <= TARGETS[row["kind"]]
+            target = f"<= {TARGETS[row['kind']]:.0f} {'ok' if ok else 'MISS'}"
         print(
             f"{row['kind']:36s} {row['p50_ms']:8.1f} {row['p95_ms']:8.1f} {row['engine_p50_ms']:11.1f} "
-            f"{row['overhead']:8.2f}x {target:>8s}"
+            f"{row['overhead']:8.2f}x {'ok' if row['overhead_ok'] else 'MISS':>8s} {target:>11s}"
         )
     heavy = [r for r in rows if r["engine_p50_ms"] >= 10]
     overall = sum(r["p50_ms"] for r in heavy) / sum(r["engine_p50_ms"] for r in heavy)
-    print(f"overhead on flowsheets of >= 10 ms engine time (sum of p50s): {overall:.2f}x (target <= 1.2x)")
+    missed = [r["kind"] for r in rows if not r["overhead_ok"]]
+    verdict = (
+        f"every kind within {OVERHEAD_TARGET}x"
+        if not missed
+        else f"MISSED by {len(missed)} of {len(rows)} kinds: "
+        + "; ".join(f"{r['kind']} {r['overhead']:.2f}x" for r in rows if not r["overhead_ok"])
+    )
+    print(f"overhead target <= {OVERHEAD_TARGET}x per kind: {verdict}")
+    print(
+        f"overhead on flowsheets of >= 10 ms engine time only (sum of p50s): {overall:.2f}x "
+        "(this aggregate hides the light kinds above)"
+    )
     print(
         f"throughput, single unit, {args.clients} concurrent clients, {args.workers} workers: "
         f"{rate:.0f} req/s ({failures} failures; target >= 100)"
@@ -190,7 +210,14 @@ def main() -> None:
     if args.json:
         args.json.write_text(
             json.dumps(
-                {"ready_s": ready_s, "warm_s": warm_s, "kinds": rows, "overhead": overall, "req_per_s": rate},
+                {
+                    "ready_s": ready_s,
+                    "warm_s": warm_s,
+                    "kinds": rows,
+                    "overhead": overall,
+                    "overhead_missed": missed,
+                    "req_per_s": rate,
+                },
                 indent=2,
             )
         )
