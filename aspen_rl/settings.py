@@ -16,7 +16,6 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
@@ -26,6 +25,7 @@ from pydantic_settings import (
 )
 
 from aspen_rl.reward import RewardWeights
+from aspen_rl.yaml_files import read_mapping
 
 DEFAULT_CONFIG_PATH = Path("configs/default.yaml")
 _yaml_path: ContextVar[Path | None] = ContextVar("aspen_rl_settings_yaml", default=None)
@@ -187,14 +187,7 @@ def _check_yaml_keys(path: Path) -> None:
     Unknown keys would otherwise be ignored silently (``rewards:`` for ``reward:`` runs with the
     default weights).
     """
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ValueError(f"config file {path} is not valid YAML: {exc}") from exc
-    if data is None:
-        return
-    if not isinstance(data, dict):
-        raise ValueError(f"config file {path} must be a mapping of settings, got {type(data).__name__}")
+    data = read_mapping(path, what="settings")
     known = set(Settings.model_fields) | {"MODEL", "MODEL_API_KEY", "MODEL_API_URL", "ASPEN_SIMULATOR_URL"}
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:

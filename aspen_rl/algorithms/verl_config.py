@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
+from aspen_rl.yaml_files import read_mapping
 
 if TYPE_CHECKING:
     from aspen_rl.algorithms.grpo.config import GRPOConfig
@@ -137,15 +137,7 @@ def load_verl_config(
         if not resolved.is_file():
             raise FileNotFoundError(f"VERL config not found: {path}")
         source = str(resolved)
-        try:
-            loaded = yaml.safe_load(resolved.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise VerlConfigError(f"{source}: malformed YAML: {exc}") from exc
-        if not isinstance(loaded, dict):
-            raise VerlConfigError(
-                f"{source}: expected a mapping of verl sections, got {type(loaded).__name__}"
-            )
-        config = loaded
+        config = read_mapping(resolved, what="verl sections", error=VerlConfigError)
     config = copy.deepcopy(config)
     for key, value in (overrides or {}).items():
         _set(config, key, value)

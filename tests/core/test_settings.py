@@ -174,7 +174,7 @@ def test_shipped_env_example_loads() -> None:
 def test_malformed_yaml_and_unknown_keys_are_refused(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text("reward: [1, 2\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"broken\.yaml is not valid YAML"):
+    with pytest.raises(ValueError, match=r"broken\.yaml: malformed YAML"):
         load_settings(broken, env_file=None)
     typo = tmp_path / "typo.yaml"
     typo.write_text("rewards:\n  completion: 1.0\n", encoding="utf-8")

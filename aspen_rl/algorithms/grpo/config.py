@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from aspen_rl.yaml_files import read_mapping
 
 DEFAULT_CONFIG_PATH = Path("configs/grpo.yaml")
 """Where ``load_grpo_config`` looks by default (relative to the working directory, then the repository)."""
@@ -350,17 +351,7 @@ def load_grpo_config(path: str | Path | None = DEFAULT_CONFIG_PATH, **overrides:
         if not resolved.is_file():
             raise FileNotFoundError(f"GRPO config not found: {path}")
         source = str(resolved)
-        try:
-            loaded = yaml.safe_load(resolved.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise GRPOConfigError(f"{source}: malformed YAML: {exc}") from exc
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
-            raise GRPOConfigError(
-                f"{source}: expected a mapping of GRPO settings, got {type(loaded).__name__}"
-            )
-        data = loaded
+        data = read_mapping(resolved, what="GRPO settings", error=GRPOConfigError)
     data = _deep_merge(data, overrides)
     try:
         return GRPOConfig.model_validate(data)
