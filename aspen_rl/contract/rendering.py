@@ -113,7 +113,8 @@ def render_workbook(document: dict[str, Any], max_chars: int = MAX_CHARS) -> str
     """
     if not is_workbook(document):
         return "The answer is not a results workbook."
-    info = document.get("file_info") if isinstance(document.get("file_info"), dict) else {}
+    file_info = document.get("file_info")
+    info: dict[str, Any] = file_info if isinstance(file_info, dict) else {}
     name = info.get("file_name") or os.path.basename(str(info.get("file_path") or "")) or "(unnamed)"
     head = [f"{WORKBOOK_HEADING}{name}"]
     summary: list[tuple[str, str]] = []
@@ -145,7 +146,8 @@ def render_workbook(document: dict[str, Any], max_chars: int = MAX_CHARS) -> str
                 parts.append(f"(rows left out for length: {'; '.join(omitted)})")
         return "\n".join(parts + blocks)
 
-    kept, omitted = summary, []
+    kept: list[tuple[str, str]] = summary
+    omitted: list[str] = []
     text = assemble(kept, omitted)
     for label, drop in DROP_ORDER:
         if len(text) <= max_chars:
