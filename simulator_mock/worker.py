@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -46,7 +47,8 @@ class Outcome:
 
     Attributes:
         status: HTTP status. body: JSON response bytes.
-        run_id: id of a converged run (None otherwise). results: its results document bytes (None otherwise).
+        run_id: id of the run whose files were written (None when none were).
+        results: the results document bytes of a converged run (None otherwise).
     """
 
     status: int
@@ -71,6 +73,12 @@ def init_worker() -> None:
 def warm() -> bool:
     """A no-op task that makes the pool start (and warm up) a worker."""
     return True
+
+
+#: A run id made by :func:`new_run_id` (only files named after one are ever deleted by the service).
+RUN_ID_FORMAT = re.compile(r"^[0-9]{8}_[0-9]{6}_[0-9a-f]{12}$")
+#: The files of a run, by name pattern (``{}`` is the run id).
+RUN_FILES = ("config_{}.json", "output_{}.json", "aspen_result_export_{}.xlsx")
 
 
 def new_run_id() -> str:
@@ -135,7 +143,7 @@ def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None =
             answer = failure(error, **paths)
             record = {"run_id": run_id, "created": datetime.now(UTC).isoformat(), **answer}
             write_file(orjson.dumps(record), Path(paths["aspen_file_path"]))
-            return Outcome(201, orjson.dumps(answer))
+            return Outcome(201, orjson.dumps(answer), run_id)
         content = dumps(results)
         write_file(content, Path(paths["aspen_file_path"]))
         result_path = write_workbook(results, config, directory / f"aspen_result_export_{run_id}.xlsx")
