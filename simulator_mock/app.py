@@ -30,7 +30,6 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, Response
@@ -46,6 +45,7 @@ from simulator_mock.worker import (
     RUN_FILES,
     RUN_ID_FORMAT,
     Outcome,
+    answer_json,
     init_worker,
     read_result_file,
     simulate_request,
@@ -58,8 +58,8 @@ ENGINE = f"thermo {version('thermo')} + chemicals {version('chemicals')}"
 
 
 def json_response(content: Any, status: int = 200) -> Response:
-    """A JSON response serialised with orjson."""
-    return Response(orjson.dumps(content), status_code=status, media_type="application/json")
+    """A JSON response, keys sorted as the real service's Flask sorts them."""
+    return Response(answer_json(content), status_code=status, media_type="application/json")
 
 
 def now() -> str:

@@ -81,6 +81,16 @@ RUN_ID_FORMAT = re.compile(r"^[0-9]{8}_[0-9]{6}_[0-9a-f]{12}$")
 RUN_FILES = ("config_{}.json", "output_{}.json", "aspen_result_export_{}.xlsx")
 
 
+def answer_json(content: Any) -> bytes:
+    """An answer's JSON bytes with keys sorted at every level, as the real service's Flask sends them
+    (``app.json.sort_keys`` is true by default), so a client reads the same text from both; NaN -> null."""
+    return orjson.dumps(
+        content,
+        default=str,
+        option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS,
+    )
+
+
 def new_run_id() -> str:
     """A fresh run id: UTC time to the second (sortable, like the real file names) and 12 random hex."""
     return f"{datetime.now(UTC):%Y%m%d_%H%M%S}_{uuid.uuid4().hex[:12]}"
@@ -117,7 +127,7 @@ def _is_empty(body: bytes) -> bool:
 def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None = None) -> Outcome:
     """Run one /run-aspen-simulation request and write its files; never raises."""
     if _is_empty(body):
-        return Outcome(400, orjson.dumps({"error": EMPTY_BODY}))
+        return Outcome(400, answer_json({"error": EMPTY_BODY}))
     directory = Path(results_dir)
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -143,7 +153,7 @@ def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None =
             answer = failure(error, **paths)
             record = {"run_id": run_id, "created": datetime.now(UTC).isoformat(), **answer}
             write_file(orjson.dumps(record), Path(paths["aspen_file_path"]))
-            return Outcome(201, orjson.dumps(answer), run_id)
+            return Outcome(201, answer_json(answer), run_id)
         content = dumps(results)
         write_file(content, Path(paths["aspen_file_path"]))
         result_path = write_workbook(results, config, directory / f"aspen_result_export_{run_id}.xlsx")
@@ -160,11 +170,11 @@ def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None =
             "run_id": run_id,
             "warnings": warnings,
         }
-        return Outcome(200, orjson.dumps(response), run_id, content)
+        return Outcome(200, answer_json(response), run_id, content)
     except Exception as exc:  # the service must answer, whatever happened
         log.exception("unexpected failure in a simulation request")
         error = InternalError(f"unexpected {type(exc).__name__}: {exc}")
-        return Outcome(201, orjson.dumps(failure(error)))
+        return Outcome(201, answer_json(failure(error)))
 
 
 def read_result_file(path: str, shown_path: str) -> bytes:
@@ -207,4 +217,4 @@ def read_result_file(path: str, shown_path: str) -> bytes:
         "data": data,
     }
     # NaN that pandas leaves in string / float columns is written as null (the mock never emits NaN)
-    return orjson.dumps(answer, default=str, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
+    return answer_json(answer)

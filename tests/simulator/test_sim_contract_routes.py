@@ -122,11 +122,34 @@ def test_schema_types(client: TestClient, types: str | None, keys: list[str]) ->
     body = response.json()
     assert set(body) == SCHEMA_FOUND
     assert body["success"] is True
-    assert list(body["schemas"]) == keys and body["found"] == len(keys)
+    assert list(body["schemas"]) == sorted(keys) and body["found"] == len(keys)  # Flask sorts keys
     given = "base" if types is None else types
     assert body["requested"] == [t.strip() for t in given.split(",") if t.strip()]
     for key, document in body["schemas"].items():
         assert isinstance(document, dict) and document and "error" not in document, key
+
+
+def _pairs_sorted(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    assert keys == sorted(keys), keys
+    return dict(pairs)
+
+
+def test_answers_sort_keys_at_every_level_as_flask_does(client: TestClient) -> None:
+    """The real service answers through Flask's JSON provider, whose sort_keys is true by default: a client
+    (and a model reading the raw text) sees every object's keys in sorted order."""
+    answer = run(client, examples.flash_drum())
+    responses = [
+        client.get("/health"),
+        client.get("/api/schema", params={"types": "all"}),
+        client.get("/api/schema/list"),
+        client.post("/run-aspen-simulation", json=examples.heater()),
+        client.post("/run-aspen-simulation", content=b"[1]"),
+        client.get("/get-aspen-result", params={"file_path": answer["result_file_path"]}),
+        client.get("/get-aspen-result", params={"file_path": "/etc/passwd"}),
+    ]
+    for response in responses:
+        json.loads(response.text, object_pairs_hook=_pairs_sorted)
 
 
 def test_schema_all_is_keyed_by_file_stem(client: TestClient) -> None:
@@ -144,7 +167,7 @@ def test_partly_unknown_types_are_200_with_success_false(client: TestClient) -> 
     assert set(body) == SCHEMA_PARTIAL
     assert body["success"] is False
     assert body["requested"] == ["base", "Reactor", "Heater", "../base_schema"]
-    assert list(body["schemas"]) == ["base", "Heater"] and body["found"] == 2
+    assert set(body["schemas"]) == {"base", "Heater"} and body["found"] == 2
     assert body["not_found"] == ["Reactor", "../base_schema"]
     assert "Reactor" in body["message"]
 
