@@ -68,6 +68,8 @@ def init_worker() -> None:
 
     with _LOCK:
         warm_up()
+    import openpyxl  # noqa: F401  (what /get-aspen-result reads workbooks with, through pandas)
+    import pandas  # noqa: F401
 
 
 def warm() -> bool:
