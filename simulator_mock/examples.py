@@ -224,7 +224,7 @@ def sep() -> Config:
         [METHANOL, WATER],
         "NRTL",
         {"S1": "Sep"},
-        {"S1": {"FEED-1": "F(IN)", "TOP-1": "O(OUT)", "BOT-1": "O(OUT)"}},
+        {"S1": {"FEED-1": "F(IN)", "TOP-1": "P(OUT)", "BOT-1": "P(OUT)"}},
         {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
         blocks_Sep_data={
             "S1": {
@@ -421,7 +421,7 @@ def recycle(method: str = "WEGSTEIN") -> Config:
             "M1": {"FEED-1": "F(IN)", "RCY-1": "F(IN)", "MIX-1": "P(OUT)"},
             "H1": {"MIX-1": "F(IN)", "HOT-1": "P(OUT)"},
             "F1": {"HOT-1": "F(IN)", "VAP-1": "V(OUT)", "LIQ-1": "L(OUT)"},
-            "S1": {"LIQ-1": "F(IN)", "RCY-1": "O(OUT)", "PURGE-1": "O(OUT)"},
+            "S1": {"LIQ-1": "F(IN)", "RCY-1": "P(OUT)", "PURGE-1": "P(OUT)"},
         },
         {"FEED-1": feed(25.0, 1.01325, {"MEOH": 40.0, "WATER": 60.0})},
         blocks_Heater_data={"H1": {"SPEC_DATA": tp(82.0)}},

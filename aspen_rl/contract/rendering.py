@@ -42,7 +42,7 @@ from aspen_rl.contract.workbook import (
 WORKBOOK_HEADING = "Results workbook "
 """How every rendering starts."""
 SIGNIFICANT_DIGITS = 5
-MAX_CHARS = 4000
+MAX_CHARS = 4500
 _ENTHALPY_ROWS = frozenset({"Molar Enthalpy", "Mass Enthalpy", "Enthalpy Flow"})
 _MINOR_ROWS = frozenset({"Molar Liquid Fraction", "Mass Vapor Fraction", "Average MW"})
 _TOPOLOGY_ROWS = frozenset({"From", "To", "Phase"})

@@ -78,7 +78,7 @@ def block_entry(props: dict[str, Any], required: list[str], closed: bool, desc: 
 
 PORTS = {
     "F(IN)": "feed inlet of any block (a block may have several)",
-    "P(OUT)": "product outlet of single-outlet blocks (Mixer, Heater, Pump, Valve, Compr, RStoic); an outlet of FSplit and Sep",
+    "P(OUT)": "product outlet of single-outlet blocks (Mixer, Heater, Pump, Valve, Compr, RStoic); every outlet of FSplit and Sep (one stream per branch)",
     "V(OUT)": "vapour outlet of Flash2",
     "L(OUT)": "liquid outlet of Flash2",
     "L1(OUT)": "first liquid outlet (three-phase blocks; none of the mock's blocks uses it)",
@@ -87,7 +87,7 @@ PORTS = {
     "LD(OUT)": "liquid distillate of RadFrac (total condenser)",
     "B(OUT)": "bottoms of a column (RadFrac, DSTWU)",
     "D(OUT)": "distillate of DSTWU (mock addition: Aspen's DSTWU port, missing from the real enum)",
-    "O(OUT)": "an outlet of FSplit or Sep",
+    "O(OUT)": "overhead outlet of blocks the mock does not simulate (Sep2); not a port of FSplit or Sep",
     "H(IN)": "hot-side inlet of HeatX (mock addition: Aspen's port, missing from the real enum)",
     "H(OUT)": "hot-side outlet of HeatX (mock addition)",
     "C(IN)": "cold-side inlet of HeatX (mock addition)",
@@ -96,13 +96,13 @@ PORTS = {
 
 BLOCK_DESCRIPTIONS = {
     "Mixer": "Adiabatic mixer. Ports: F(IN) one or more, P(OUT) one.",
-    "FSplit": "Splitter: outlets share the feed's composition and state. Ports: F(IN) one or more, P(OUT) or O(OUT) two or more.",
+    "FSplit": "Splitter: outlets share the feed's composition and state. Ports: F(IN) one or more, P(OUT) two or more.",
     "Heater": "Heater or cooler bringing the mixed feed to a specified outlet state. Ports: F(IN) one or more, P(OUT) one.",
     "Pump": "Liquid pump or hydraulic turbine. Ports: F(IN) one or more, P(OUT) one.",
     "Valve": "Valve: adiabatic flash to a specified outlet pressure. Ports: F(IN) one or more, P(OUT) one.",
     "Compr": "Compressor or gas turbine (isentropic model). Ports: F(IN) one or more, P(OUT) one.",
     "Flash2": "Two-phase flash drum: the mixed feed settles to vapour-liquid equilibrium at the specified conditions. Ports: F(IN) one or more, V(OUT) one (vapour), L(OUT) one (liquid).",
-    "Sep": "Component separator with per-component split fractions. Ports: F(IN) one or more, P(OUT) or O(OUT) two or more.",
+    "Sep": "Component separator with per-component split fractions. Ports: F(IN) one or more, P(OUT) two or more.",
     "HeatX": "Two-stream heat exchanger (shortcut). Ports: H(IN), H(OUT), C(IN), C(OUT), one each.",
     "RStoic": "Stoichiometric reactor (conversion or extent per reaction). Ports: F(IN) one or more, P(OUT) one.",
     "DSTWU": "Shortcut distillation (Fenske, Underwood, Gilliland). Ports: F(IN) one or more, D(OUT) one, B(OUT) one.",
@@ -689,9 +689,9 @@ def pump() -> dict[str, Any]:
         "type": "object",
         "description": (
             "Pump specification. No efficiency field exists: Aspen then takes the efficiency from its curve for "
-            "water in a standard centrifugal pump, a function of the volumetric flow; the mock uses the "
-            "published centrifugal-pump efficiency correlation described in docs/dialect_decisions.md and "
-            "reports the value (efficiency). Driver efficiency is 1."
+            "water in a standard centrifugal pump, a function of the volumetric flow. The mock uses a published "
+            "centrifugal-pump correlation (Seider et al.): about 0.44 up to 11 m3/hr, rising to 0.86 at 1100 m3/hr "
+            "and above; the results report it as efficiency. Driver efficiency is 1."
         ),
         "properties": {
             "PUMP_TYPE": string(

@@ -119,7 +119,7 @@ def mixer(spec: Config | None) -> Config:
     return config
 
 
-def fsplit(fracs: Config, outlets: tuple[str, ...] = ("O(OUT)", "O(OUT)")) -> Config:
+def fsplit(fracs: Config, outlets: tuple[str, ...] = ("P(OUT)", "P(OUT)")) -> Config:
     names = [f"OUT-{k + 1}" for k in range(len(outlets))]
     return single(
         "FSplit",
@@ -284,7 +284,7 @@ VALID: dict[str, Callable[[], Config]] = {
     "mixer without an entry": lambda: mixer(None),
     # FSplit
     "fsplit one outlet takes the rest": lambda: fsplit({"OUT-1": {"FRAC_VALUE": 0.25}}),
-    "fsplit three outlets P(OUT)": lambda: fsplit(
+    "fsplit three outlets": lambda: fsplit(
         {"OUT-1": {"FRAC_VALUE": 0.2}, "OUT-2": {"FRAC_VALUE": 0.3}, "OUT-3": {"FRAC_VALUE": 0.5}},
         ("P(OUT)", "P(OUT)", "P(OUT)"),
     ),
@@ -302,7 +302,7 @@ VALID: dict[str, Callable[[], Config]] = {
         SPEC_OPT="PD", PRES_VALUE=-0.5, PRES_UNITS="bar", DUTY_VALUE=0.0, DUTY_UNITS="cal/sec"
     ),
     "heater TV": lambda: heater_spec(SPEC_OPT="TV", TEMP_VALUE=120.0, TEMP_UNITS="C", VFRAC_VALUE=0.3),
-    "heater PV MMkcal/hr-free dew point": lambda: heater_spec(
+    "heater PV dew point": lambda: heater_spec(
         SPEC_OPT="PV", PRES_VALUE=2.0, PRES_UNITS="bar", VFRAC_VALUE=1.0
     ),
     "heater PDT": lambda: heater_spec(
@@ -339,8 +339,8 @@ VALID: dict[str, Callable[[], Config]] = {
     ),
     "flash adiabatic": lambda: flash(**ADIABATIC),
     # Sep
-    "sep fractions O(OUT)": sep,
-    "sep fractions and flows P(OUT)": lambda: single(
+    "sep fractions": sep,
+    "sep fractions and flows": lambda: single(
         "Sep",
         {
             "SPEC_DATA": {
@@ -443,6 +443,14 @@ VALID: dict[str, Callable[[], Config]] = {
     "recycle with Aspen's default convergence": lambda: without(recycle(), "convergence"),
     **{f"example {name}": build for name, build in EXAMPLES.items()},
 }
+
+
+def _fresh(build: Callable[[], Config]) -> Callable[[], Config]:
+    """Builders share module constants (MIXER_DEFAULTS, RR, ...): hand out deep copies."""
+    return lambda: copy.deepcopy(build())
+
+
+VALID = {name: _fresh(build) for name, build in VALID.items()}
 
 
 @pytest.mark.parametrize("name", sorted(VALID))
@@ -672,6 +680,11 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         _set(heater, "block_connections/H1/PROD-1", "X(OUT)"),
         "SchemaValidationError",
         ["block_connections.H1.PROD-1"],
+    ),
+    "splitter outlet on O(OUT)": (
+        _set(recycle, "block_connections/S1/PURGE-1", "O(OUT)"),
+        "UnknownPort",
+        ["block_connections.S1.PURGE-1", "O(OUT)"],
     ),
     "port of another block type": (
         _set(heater, "block_connections/H1/PROD-1", "L(OUT)"),

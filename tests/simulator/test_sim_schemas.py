@@ -119,6 +119,14 @@ def test_validation_runs_before_simulation() -> None:
     assert "components" in info.value.message
 
 
+def test_schema_files_are_what_the_generator_writes() -> None:
+    from simulator_mock.schemas import generate
+
+    assert schema("base") == json.loads(json.dumps(generate.base(list(generate.BUILDERS))))
+    for name, build in generate.BUILDERS.items():
+        assert schema(name) == json.loads(json.dumps(build())), f"{name}.json is stale: run the generator"
+
+
 def test_served_schema_is_the_file() -> None:
     from simulator_mock.schema_registry import SCHEMA_DIR
 
