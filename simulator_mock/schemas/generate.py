@@ -230,8 +230,8 @@ def base(block_types: list[str]) -> dict[str, Any]:
             "List the components and one basis property method, the blocks and the stream names, connect them in "
             "block_connections ({block: {stream: port}}), give stream_data for every feed stream (a stream no "
             "block produces) and one blocks_<Type>_data section per block type used (see the part named after "
-            "the type). Sections reactions, design_specs and convergence are not simulated by the mock: a "
-            "non-empty one is refused (UnsupportedOption)."
+            "the type). convergence sets how recycle loops are converged. The sections reactions, design_specs "
+            "and henry_components are not simulated by the mock: a non-empty one is refused (UnsupportedOption)."
         ),
         "type": "object",
         "required": [
