@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from simulator_mock.engine import run_config
-from simulator_mock.errors import InternalError, SimulationError
+from simulator_mock.errors import InternalError, MalformedRequestError, SimulationError
 from simulator_mock.results import dumps, write_file
 from simulator_mock.schema_registry import parse_body
 from simulator_mock.workbook import write_workbook
@@ -116,10 +116,8 @@ def failure(error: SimulationError, **paths: str) -> dict[str, Any]:
     }
 
 
-def _is_empty(body: bytes) -> bool:
-    """True for what the real service calls an empty body: nothing, or a JSON value that is falsy."""
-    if not body.strip():
-        return True
+def _falsy_json(body: bytes) -> bool:
+    """True for a body that is a JSON value other than an object, and falsy ([], null, 0, "", false)."""
     try:
         return not orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -127,22 +125,33 @@ def _is_empty(body: bytes) -> bool:
 
 
 def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None = None) -> Outcome:
-    """Run one /run-aspen-simulation request and write its files; never raises."""
-    if _is_empty(body):
-        return Outcome(400, answer_json({"error": EMPTY_BODY}))
+    """Run one /run-aspen-simulation request and write its files; never raises.
+
+    What the real service calls an empty body (nothing, or a falsy JSON value such as ``{}``) is answered
+    400 ``{"error"}`` before any file is written.
+    """
+    empty = Outcome(400, answer_json({"error": EMPTY_BODY}))
+    if not body.strip():
+        return empty
     directory = Path(results_dir)
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        run_id = new_run_id()
         config: dict[str, Any] = {}
         parse_error: SimulationError | None = None
         try:
             config = parse_body(body)
+            if not config:
+                return empty
             stored = orjson.dumps(config, option=orjson.OPT_INDENT_2)
-        except SimulationError as error:  # not a JSON object, or a NaN: stored as received
+        except MalformedRequestError as error:  # not a JSON object: stored as received
+            if _falsy_json(body):
+                return empty
+            parse_error, stored = error, body
+        except SimulationError as error:  # e.g. a NaN
             parse_error, stored = error, body
         except TypeError:  # an integer beyond 64 bits, which orjson does not encode: stored as received
             stored = body
+        directory.mkdir(parents=True, exist_ok=True)
+        run_id = new_run_id()
         paths = {
             "aspen_file_path": str((directory / f"output_{run_id}.json").resolve()),
             "config_file_path": str(write_file(stored, directory / f"config_{run_id}.json")),
