@@ -63,10 +63,14 @@ def _components(config: dict[str, Any], warnings: list[str]) -> tuple[list[str],
 def _note_ignored_sections(config: dict[str, Any], warnings: list[str]) -> None:
     """Top-level keys the real service does not read are accepted (its schema allows them) and named in
     a warning, so that a misspelt section is not silently lost."""
-    known = set(schema("base")["properties"])
+    properties = schema("base")["properties"]
     for key in config:
-        if key not in known and not (key.startswith("blocks_") and key.endswith("_data")):
+        if key not in properties and not (key.startswith("blocks_") and key.endswith("_data")):
             warnings.append(f"{key}: not a section of the config; ignored (as by the Aspen service)")
+    setup = config.get("setup")
+    for key in setup if isinstance(setup, dict) else ():
+        if key not in properties["setup"]["properties"]:
+            warnings.append(f"setup.{key}: not a setup option; ignored (as by the Aspen service)")
 
 
 class Flowsheet:

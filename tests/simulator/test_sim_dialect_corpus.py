@@ -892,3 +892,54 @@ def test_invalid_config_is_refused_naming_the_field(name: str) -> None:
     assert info.value.status == 400
     for word in words:
         assert word in info.value.message, (word, info.value.message)
+
+
+# ---- the options new in this dialect mean what Aspen means ----------------------------------------
+
+
+def test_heater_options_reach_the_specified_state() -> None:
+    from chemicals import iapws
+
+    def outlet(name: str) -> Config:
+        return run_config(VALID[name]())["streams"]["PROD-1"]
+
+    T_sat_2bar = iapws.iapws95_Tsat(2e5) - 273.15
+    assert outlet("heater PDEGSUB")["temperature_C"] == pytest.approx(T_sat_2bar - 10.0, abs=0.3)
+    assert outlet("heater PDEGSUB")["vapor_fraction"] == 0.0
+    assert outlet("heater PDEGSUP")["temperature_C"] == pytest.approx(
+        iapws.iapws95_Tsat(101325) - 273.15 + 15, abs=0.3
+    )
+    assert outlet("heater PDEGSUP")["vapor_fraction"] == 1.0
+    assert outlet("heater PDT")["temperature_C"] == pytest.approx(25.0 + 30.0)
+    dtv = outlet("heater DTV")  # 5 K warmer and at its bubble point: the pressure is water's at 30 C
+    assert dtv["temperature_C"] == pytest.approx(30.0)
+    assert dtv["pressure_bar"] == pytest.approx(iapws.iapws95_Psat(303.15) / 1e5, rel=0.02)
+    assert outlet("heater PD Gcal/hr")["enthalpy_flow_kW"] - run_config(VALID["heater PD Gcal/hr"]())[
+        "streams"
+    ]["FEED-1"]["enthalpy_flow_kW"] == pytest.approx(0.5 * 4.184e9 / 3600 / 1000, rel=1e-9)
+
+
+def test_radfrac_pressure_options_set_the_stage_pressures() -> None:
+    profile = run_config(VALID["radfrac pressure profile"]())["blocks"]["C1"]["stage_profile"]
+    pressures = [stage["pressure_bar"] for stage in profile]
+    assert pressures[0] == pytest.approx(1.01325) and pressures[-1] == pytest.approx(1.15)
+    assert pressures[5] == pytest.approx(1.01325 + 5 * (1.15 - 1.01325) / 11)  # linear in between
+    profile = run_config(VALID["radfrac on-stage feed DP-COL STAGE-2"]())["blocks"]["C1"]["stage_profile"]
+    pressures = [stage["pressure_bar"] for stage in profile]
+    assert pressures[:2] == pytest.approx([1.01325, 1.05])
+    assert pressures[-1] == pytest.approx(1.05 + 0.1)  # DP-COL: stage 2 to the last stage
+
+
+def test_fsplit_and_sep_flows_follow_the_fractions() -> None:
+    s = run_config(VALID["fsplit one outlet takes the rest"]())["streams"]
+    assert s["OUT-1"]["molar_flow_kmol_hr"] == pytest.approx(25.0) and s["OUT-2"][
+        "molar_flow_kmol_hr"
+    ] == pytest.approx(75.0)
+    s = run_config(VALID["sep fractions and flows"]())["streams"]
+    assert s["TOP-1"]["component_flows_kmol_hr"] == pytest.approx({"MEOH": 36.0, "WATER": 5.0})
+    assert s["BOT-1"]["component_flows_kmol_hr"] == pytest.approx({"MEOH": 4.0, "WATER": 55.0})
+
+
+def test_rstoic_series_reactions_act_on_each_others_products() -> None:
+    flue = run_config(VALID["rstoic PV two reactions in series"]())["streams"]["FLUE-1"]
+    assert flue["component_flows_kmol_hr"]["CH4"] == pytest.approx(0.25)  # 50 % then 50 % of the rest
