@@ -184,8 +184,8 @@ def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None =
         return Outcome(200, answer_json(response), run_id, content)
     except Exception as exc:  # the service must answer, whatever happened
         log.exception("unexpected failure in a simulation request")
-        error = InternalError(f"unexpected {type(exc).__name__}: {exc}")
-        return Outcome(201, answer_json(failure(error)))
+        broken = InternalError(f"unexpected {type(exc).__name__}: {exc}")
+        return Outcome(201, answer_json(failure(broken)))
 
 
 def read_result_file(path: str, shown_path: str) -> bytes:
