@@ -63,6 +63,8 @@ class Settings(BaseSettings):
         llm_timeout_s: Timeout of one LLM request.
         llm_retries: Extra attempts of a failed LLM request.
         max_tool_iterations: Cap on the agent's tool-call loop per rollout.
+        schema_max_chars: Budget of the schema text ``get_schema`` shows the model (compact
+            rendering; ``null`` for the raw JSON).
         rollout_timeout_s: Wall-clock cap of one rollout.
         reward: Reward weights.
         output_dir: Where run reports go.
@@ -101,6 +103,7 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=120.0, gt=0)
     llm_retries: int = Field(default=2, ge=0)
     max_tool_iterations: int = Field(default=10, ge=1)
+    schema_max_chars: int | None = Field(default=6_000, ge=500)
     rollout_timeout_s: float = Field(default=600.0, gt=0)
     reward: RewardWeights = Field(default_factory=RewardWeights)
     output_dir: Path = Path("runs")

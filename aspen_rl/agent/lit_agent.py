@@ -126,7 +126,7 @@ class AspenLitAgent(LitAgent[AspenTask]):
             agent = AssistantAgent(
                 AGENT_NAME,
                 model_client=model_client,
-                tools=build_tools(client, trace),
+                tools=build_tools(client, trace, schema_max_chars=self.settings.schema_max_chars),
                 system_message=system_prompt_from(resources),
                 reflect_on_tool_use=True,
                 max_tool_iterations=self.settings.max_tool_iterations,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from aspen_rl.schema_view import LEGEND, render_part, render_schemas
+from aspen_rl.contract.schema_view import LEGEND, render_part, render_schemas
 from simulator_mock.schema_registry import SCHEMA_PARTS, schema
 
 
