@@ -46,7 +46,10 @@ def units(what: str, allowed: list[str], default_note: str = "") -> dict[str, An
 
 
 def when(field: str, value: str, required: list[str]) -> dict[str, Any]:
-    return {"if": {"properties": {field: {"const": value}}}, "then": {"required": required}}
+    return {
+        "if": {"properties": {field: {"const": value}}, "required": [field]},
+        "then": {"required": required},
+    }
 
 
 def section(
@@ -98,7 +101,7 @@ BLOCK_DESCRIPTIONS = {
     "Pump": "Liquid pump or hydraulic turbine. Ports: F(IN) one or more, P(OUT) one.",
     "Valve": "Valve: adiabatic flash to a specified outlet pressure. Ports: F(IN) one or more, P(OUT) one.",
     "Compr": "Compressor or gas turbine (isentropic model). Ports: F(IN) one or more, P(OUT) one.",
-    "Flash2": "Two-phase flash drum. Ports: F(IN) one or more, V(OUT) one, L(OUT) one.",
+    "Flash2": "Two-phase flash drum: the mixed feed settles to vapour-liquid equilibrium at the specified conditions. Ports: F(IN) one or more, V(OUT) one (vapour), L(OUT) one (liquid).",
     "Sep": "Component separator with per-component split fractions. Ports: F(IN) one or more, P(OUT) or O(OUT) two or more.",
     "HeatX": "Two-stream heat exchanger (shortcut). Ports: H(IN), H(OUT), C(IN), C(OUT), one each.",
     "RStoic": "Stoichiometric reactor (conversion or extent per reaction). Ports: F(IN) one or more, P(OUT) one.",
@@ -248,6 +251,7 @@ def base(block_types: list[str]) -> dict[str, Any]:
             "components": {
                 "type": "array",
                 "description": "Chemical components. cid is the id used everywhere else in the config; the chemical is looked up by cas_number, then database_name, then name.",
+                "minItems": 1,
                 "items": {
                     "type": "object",
                     "required": ["cid", "name", "cas_number", "database_name"],
@@ -1003,8 +1007,8 @@ def dstwu() -> dict[str, Any]:
     )
 
 
-COL_FLOW_UNITS = ["kg/hr", "kmol/hr", "m3/hr", "lb/hr"]
-COL_P_UNITS = ["atm", "bar", "kPa", "MPa", "psi"]
+COL_FLOW_UNITS = ["kg/hr", "kmol/hr"]
+COL_P_UNITS = ["atm", "bar", "kPa", "MPa"]
 
 
 def _op(spec_type: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -1024,11 +1028,12 @@ def radfrac() -> dict[str, Any]:
         return string(f"Basis of {what}: MOLE or MASS (the mock simulates MOLE).", ["MOLE", "MASS"])
 
     def flow_units(what: str) -> dict[str, Any]:
-        return string(f"Unit of {what}: kmol/hr (kg/hr, m3/hr and lb/hr are refused).", COL_FLOW_UNITS)
+        return string(
+            f"Unit of {what}: kmol/hr (kg/hr goes with a MASS basis, refused: UnsupportedOption; m3/hr and lb/hr cannot be written by the Aspen service).",
+            COL_FLOW_UNITS,
+        )
 
-    duty_units = string(
-        "Unit of the duty: kW (MW and W cannot be written by the Aspen service).", ["kW", "MW", "W"]
-    )
+    duty_units = string("Unit of the duty: kW (MW and W cannot be written by the Aspen service).", ["kW"])
     op_items = [
         _op(
             "RR",
