@@ -51,14 +51,36 @@ def load_tokenizer(args: argparse.Namespace) -> Any:
     return AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
 
 
+def _hermes(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The conversation with tools and tool calls written into the text, as Hermes-style templates do."""
+    system = dict(messages[0])
+    system["content"] += "\n\n# Tools\n" + "\n".join(json.dumps(t, ensure_ascii=False) for t in tools)
+    out = [system]
+    for message in messages[1:]:
+        if message.get("tool_calls"):
+            calls = [
+                {"name": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"])}
+                for c in message["tool_calls"]
+            ]
+            text = "\n".join(f"<tool_call>\n{json.dumps(c, ensure_ascii=False)}\n</tool_call>" for c in calls)
+            out.append({"role": "assistant", "content": text})
+        else:
+            out.append(message)
+    return out
+
+
 def count_tokens(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> int:
-    """Tokens of the prompt the model would read: the chat template, plus the tools if it drops them."""
+    """Tokens of the prompt the model would read: the chat template, with tools and tool calls.
+
+    A template that drops ``tools`` or the assistant's ``tool_calls`` (SmolLM2's drops both) gets them
+    written into the messages' text instead, so nothing the model must read goes uncounted.
+    """
     text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
-    if tools and tools[0]["function"]["name"] not in text:
-        system = dict(messages[0])
-        system["content"] += "\n\n# Tools\n" + "\n".join(json.dumps(t, ensure_ascii=False) for t in tools)
+    calls = [c["function"]["arguments"] for m in messages for c in m.get("tool_calls") or []]
+    renders_calls = all(json.loads(a) == {} or next(iter(json.loads(a))) in text for a in calls)
+    if tools and (tools[0]["function"]["name"] not in text or not renders_calls):
         text = tokenizer.apply_chat_template(
-            [system, *messages[1:]], tokenize=False, add_generation_prompt=True
+            _hermes(messages, tools), tokenize=False, add_generation_prompt=True
         )
     return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
@@ -92,7 +114,11 @@ async def play(task: AspenTask, tokenizer: Any, schema_max_chars: int | None) ->
                     "role": "assistant",
                     "content": "",
                     "tool_calls": [
-                        {"id": call_id, "type": "function", "function": {"name": action.name, "arguments": arguments}}
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": action.name, "arguments": arguments},
+                        }
                     ],
                 }
             )
@@ -104,9 +130,14 @@ async def play(task: AspenTask, tokenizer: Any, schema_max_chars: int | None) ->
 async def main(args: argparse.Namespace) -> None:
     tokenizer = load_tokenizer(args)
     tasks = [t for split in SPLITS for t in load_split(split, data_dir=ROOT / "data")]
-    budgets = {"before (raw schema JSON)": None, f"after (compact, {args.schema_max_chars} chars)": args.schema_max_chars}
+    budgets = {
+        "before (raw schema JSON)": None,
+        f"after (compact, {args.schema_max_chars} chars)": args.schema_max_chars,
+    }
     finals: dict[str, list[int]] = {}
-    print(f"tokenizer: {type(tokenizer).__name__}, vocabulary {len(tokenizer)}; target <= {TARGET_TOKENS} tokens")
+    print(
+        f"tokenizer: {type(tokenizer).__name__}, vocabulary {len(tokenizer)}; target <= {TARGET_TOKENS} tokens"
+    )
     for label, budget in budgets.items():
         print(f"\n{label}")
         print(f"{'task':<18}{'prompt tokens at each model call':<44}{'final':>7}{'reward':>8}")

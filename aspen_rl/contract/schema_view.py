@@ -27,8 +27,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 LEGEND = (
-    "Notation: name* required; A|B choices; num[lo..hi] bounds; num? may be null; "
-    "<key ~/re/> any key matching re; [..] list; 'if K=V: need a, b' conditional requirement."
+    "Notation: name* required; A|B choices; num[lo..hi] bounds; num? may be null; <key ~/re/> any key "
+    "matching re; [..] list; 'required by K: V1: a, b | V2: c' fields needed when K=V1 or V2; "
+    "X_VALUE+UNITS = X_VALUE and X_UNITS."
 )
 DESCRIPTION_CHARS = 60
 _TYPE_NAMES = {"number": "num", "integer": "int", "string": "str", "boolean": "bool", "null": "null"}
@@ -71,8 +72,38 @@ def _scalar(node: Mapping[str, Any]) -> str | None:
     return text
 
 
+def _fields(names: list[Any]) -> str:
+    """``A_VALUE, A_UNITS, B`` as ``A_VALUE+UNITS, B`` (the legend explains the shorthand)."""
+    out: list[str] = []
+    items = [str(n) for n in names]
+    for name in items:
+        if name.endswith("_UNITS") and f"{name[:-6]}_VALUE" in items:
+            continue
+        if name.endswith("_VALUE") and f"{name[:-6]}_UNITS" in items:
+            out.append(name + "+UNITS")
+        else:
+            out.append(name)
+    return ", ".join(out)
+
+
 def _conditions(node: Mapping[str, Any]) -> list[str]:
-    """``if K=V: need a, b`` lines from ``allOf``/``anyOf`` if-then clauses and ``dependencies``."""
+    """Requirement lines: ``K=V1: a, b | V2: c`` per tested field, ``given: X needs Y`` for the rest."""
+    grouped: dict[str, list[str]] = {}
+    other: list[str] = []
+    for key, value, need in _condition_triples(node):
+        if value is None:
+            other.append(f"{key} needs {need}")
+        else:
+            grouped.setdefault(key, []).append(f"{value}: {need}")
+    lines = [f"required by {key}: " + " | ".join(cases) for key, cases in grouped.items()]
+    if other:
+        lines.append("if given: " + "; ".join(other))
+    return lines
+
+
+def _condition_triples(node: Mapping[str, Any]) -> list[tuple[str, str | None, str]]:
+    """(field, value or None for 'given', required fields) of each if/then clause of ``node``."""
+    triples: list[tuple[str, str | None, str]] = []
     lines: list[str] = []
     clauses = [c for key in ("allOf", "anyOf", "oneOf") for c in node.get(key, []) if isinstance(c, dict)]
     if isinstance(node.get("if"), dict):
@@ -82,7 +113,7 @@ def _conditions(node: Mapping[str, Any]) -> list[str]:
         then = clause.get("then")
         if not isinstance(cond, dict) or not isinstance(then, dict):
             if isinstance(clause.get("required"), list) and "properties" not in clause:
-                lines.append("option: need " + ", ".join(map(str, clause["required"])))
+                triples.append(("option", "", _fields(clause["required"])))
             continue
         tests = []
         for key, spec in (cond.get("properties") or {}).items():
@@ -94,12 +125,21 @@ def _conditions(node: Mapping[str, Any]) -> list[str]:
             if not any(t.startswith(f"{key}=") or t.startswith(f"{key} in") for t in tests):
                 tests.append(f"{key} given")
         need = then.get("required")
-        if tests and isinstance(need, list) and need:
-            lines.append(f"if {' and '.join(tests)}: need {', '.join(map(str, need))}")
+        if not (tests and isinstance(need, list) and need):
+            continue
+        if len(tests) == 1 and tests[0].endswith(" given"):
+            triples.append((tests[0][: -len(" given")], None, _fields(need)))
+        elif len(tests) == 1 and "=" in tests[0]:
+            key, _, value = tests[0].partition("=")
+            triples.append((key, value, _fields(need)))
+        else:
+            triples.append((" and ".join(tests), "true", _fields(need)))
     for key, need in (node.get("dependencies") or {}).items():
         if isinstance(need, list):
-            lines.append(f"if {key} given: need {', '.join(map(str, need))}")
-    return lines
+            triples.append((str(key), None, _fields(need)))
+    for line in lines:
+        triples.append((line, "", ""))
+    return triples
 
 
 class _Renderer:
@@ -126,6 +166,18 @@ class _Renderer:
 
     def emit(self, depth: int, text: str) -> None:
         self.lines.append("  " * depth + text)
+
+    def flush(self, depth: int, cells: list[str], width: int = 110) -> None:
+        """Emit scalar field cells, several to a line, and empty the list."""
+        line = ""
+        for cell in cells:
+            if line and len(line) + len(cell) + 2 > width:
+                self.emit(depth, line)
+                line = ""
+            line = f"{line}; {cell}" if line else cell
+        if line:
+            self.emit(depth, line)
+        cells.clear()
 
     def suffix(self, node: Mapping[str, Any]) -> str:
         parts = []
@@ -183,16 +235,48 @@ class _Renderer:
         self.emit(depth, f"{label}: {'obj' if kind == 'object' else 'any'}{self.suffix(node)}")
 
     @staticmethod
+    def keyed_only(node: Mapping[str, Any]) -> tuple[str, Any] | None:
+        """(label, schema) when the object's only content is one pattern or additional-key entry."""
+        if any(k in node for k in ("properties", "allOf", "anyOf", "oneOf", "if")) or _stray_fields(node):
+            return None
+        patterns = node.get("patternProperties") or {}
+        extra = node.get("additionalProperties")
+        extra = extra if isinstance(extra, Mapping) and extra else None
+        if len(patterns) == 1 and extra is None:
+            pattern, child = next(iter(patterns.items()))
+            return f"<key ~/{pattern}/>", child
+        if not patterns and extra is not None:
+            names = node.get("propertyNames")
+            pattern = names.get("pattern") if isinstance(names, Mapping) else None
+            return (f"<key ~/{pattern}/>" if pattern else "<any key>"), extra
+        return None
+
+    @staticmethod
     def has_body(node: Mapping[str, Any]) -> bool:
         keys = ("properties", "patternProperties", "allOf", "anyOf", "oneOf", "if", "$ref")
         extra = node.get("additionalProperties")
-        return any(key in node for key in keys) or bool(_stray_fields(node)) or (
-            isinstance(extra, Mapping) and bool(extra)
+        return (
+            any(key in node for key in keys)
+            or bool(_stray_fields(node))
+            or (isinstance(extra, Mapping) and bool(extra))
         )
 
-    def inline(self, node: Mapping[str, Any]) -> str | None:
-        """``{a*: num, b: C|K}`` for an object of scalar fields with no conditions, else None."""
+    def inline(self, node: Mapping[str, Any], depth: int = 0) -> str | None:
+        """``{a*: num, b: C|K}`` for an object of scalar fields with no conditions, else None.
+
+        A map whose only content is one keyed entry (``{<key ~/re/>: {...}}``) inlines too, so
+        ``FRAC: {<any key>: {FRAC_VALUE: num}}`` takes one line.
+        """
         properties = node.get("properties")
+        if not properties and depth < 3:
+            keyed = self.keyed_only(node)
+            if keyed is not None:
+                label, child = keyed
+                child = self.resolve(child)
+                inner = _scalar(child) if isinstance(child, Mapping) else None
+                if inner is None and isinstance(child, Mapping):
+                    inner = self.inline(child, depth + 1)
+                return None if inner is None else f"{{{label}: {inner}}}"
         if not isinstance(properties, Mapping) or not properties:
             return None
         if any(key in node for key in ("patternProperties", "allOf", "anyOf", "oneOf", "if")):
@@ -218,8 +302,18 @@ class _Renderer:
     def body(self, depth: int, node: Mapping[str, Any]) -> None:
         required = set(node.get("required", []) or [])
         properties = node.get("properties") or {}
-        for name, spec in properties.items():
-            self.field(depth, f"{name}{'*' if name in required else ''}", spec)
+        # Scalar fields share lines (the bulk of a block part); nested ones get their own.
+        cells: list[str] = []
+        for name, raw in properties.items():
+            spec = self.resolve(raw)
+            scalar = _scalar(spec) if isinstance(spec, Mapping) else None
+            label = f"{name}{'*' if name in required else ''}"
+            if scalar is None or (self.level >= 2 and _short(spec.get("description"))):
+                self.flush(depth, cells)
+                self.field(depth, label, raw)
+            else:
+                cells.append(f"{label}: {scalar}{self.suffix(spec)}")
+        self.flush(depth, cells)
         for pattern, spec in (node.get("patternProperties") or {}).items():
             self.field(depth, f"<key ~/{pattern}/>", spec)
         for name, spec in _stray_fields(node).items():
@@ -251,12 +345,47 @@ _SCHEMA_KEYS = frozenset(
 )
 _KEYWORDS = frozenset(
     {
-        "$schema", "$id", "$ref", "$defs", "definitions", "title", "description", "type", "properties",
-        "patternProperties", "additionalProperties", "required", "items", "enum", "const", "default",
-        "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependencies", "minimum", "maximum",
-        "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems", "uniqueItems", "pattern",
-        "minLength", "maxLength", "enumDescriptions", "examples", "format", "minProperties",
-        "maxProperties", "propertyNames", "contains",
+        "$schema",
+        "$id",
+        "$ref",
+        "$defs",
+        "definitions",
+        "title",
+        "description",
+        "type",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "required",
+        "items",
+        "enum",
+        "const",
+        "default",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "dependencies",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "pattern",
+        "minLength",
+        "maxLength",
+        "enumDescriptions",
+        "examples",
+        "format",
+        "minProperties",
+        "maxProperties",
+        "propertyNames",
+        "contains",
     }
 )
 

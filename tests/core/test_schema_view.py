@@ -74,11 +74,36 @@ def test_required_conditional_and_stray_fields_are_rendered() -> None:
     text = render_part("Heater", part, level=1)
     assert "<key ~/^[A-Z][0-9A-Z]*$/>" in text
     assert "SPEC_DATA*:" in text
-    assert "SPEC_OPT*: TP|PV" in text
-    assert "VFRAC_VALUE: num[0..1]" in text
-    assert 'PRES_UNITS: str ="bar"' in text
-    assert "if SPEC_OPT=TP: need TEMP_VALUE, PRES_UNITS" in text
+    assert 'SPEC_OPT*: TP|PV; TEMP_VALUE: num; VFRAC_VALUE: num[0..1]; PRES_UNITS: str ="bar"' in text
+    assert "required by SPEC_OPT: TP: TEMP_VALUE, PRES_UNITS" in text
     assert "flow: {FLOWBASE: MOLE|MASS}" in text
+
+
+def test_value_and_units_pairs_and_given_rules_are_condensed() -> None:
+    part = {
+        "type": "object",
+        "properties": {
+            "OPT": {"enum": ["A", "B"]},
+            "TEMP_VALUE": {"type": "number"},
+            "TEMP_UNITS": {"enum": ["C", "K"]},
+            "FRAC": {
+                "type": "object",
+                "additionalProperties": {"type": "object", "properties": {"V": {"type": "number"}}},
+            },
+        },
+        "allOf": [
+            {
+                "if": {"properties": {"OPT": {"const": "A"}}},
+                "then": {"required": ["TEMP_VALUE", "TEMP_UNITS"]},
+            },
+            {"if": {"properties": {"OPT": {"const": "B"}}}, "then": {"required": ["FRAC"]}},
+            {"if": {"required": ["TEMP_VALUE"]}, "then": {"required": ["TEMP_UNITS"]}},
+        ],
+    }
+    text = render_part("X", part, level=0)
+    assert "required by OPT: A: TEMP_VALUE+UNITS | B: FRAC" in text
+    assert "if given: TEMP_VALUE needs TEMP_UNITS" in text
+    assert "FRAC: {<any key>: {V: num}}" in text
 
 
 def test_budget_picks_the_richest_level_that_fits_then_cuts_with_a_note() -> None:
