@@ -136,7 +136,8 @@ async def main(args: argparse.Namespace) -> None:
     }
     finals: dict[str, list[int]] = {}
     print(
-        f"tokenizer: {type(tokenizer).__name__}, vocabulary {len(tokenizer)}; target <= {TARGET_TOKENS} tokens"
+        f"tokenizer: {type(tokenizer).__name__}, vocabulary {len(tokenizer)};"
+        f" target <= {TARGET_TOKENS} tokens"
     )
     for label, budget in budgets.items():
         print(f"\n{label}")
