@@ -75,8 +75,8 @@ def _describe(exc: Exception) -> dict[str, Any]:
     return _error("ToolError", f"{type(exc).__name__}: {exc}")
 
 
-SCHEMA_MAX_CHARS = 6_000
-"""Default budget of the schema text the model reads (about 1.5k tokens of a BPE tokenizer)."""
+SCHEMA_MAX_CHARS = 8_000
+"""Default budget of the schema text the model reads (about 2.5k tokens of a BPE tokenizer)."""
 
 
 def schema_text(answer: dict[str, Any], max_chars: int | None = SCHEMA_MAX_CHARS) -> str:

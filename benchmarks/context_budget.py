@@ -30,6 +30,7 @@ from typing import Any
 
 from autogen_core.tools import FunctionTool
 
+from aspen_rl.agent.context import SCHEMA_CLEARED, run_succeeded
 from aspen_rl.agent.prompts import default_system_prompt
 from aspen_rl.policy.scripted import AnswerAction, ScriptedPolicy
 from aspen_rl.reward import compute_reward
@@ -85,7 +86,30 @@ def count_tokens(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dic
     return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-async def play(task: AspenTask, tokenizer: Any, schema_max_chars: int | None) -> tuple[list[int], float]:
+def as_seen(messages: list[dict[str, Any]], clear_schema: bool) -> list[dict[str, Any]]:
+    """The conversation as the model sees it: schema answers cleared after a successful run, as the
+    agent's model context does (``settings.clear_schema_after_run``)."""
+    names = {c["id"]: c["function"]["name"] for m in messages for c in m.get("tool_calls") or []}
+    succeeded = [
+        i
+        for i, m in enumerate(messages)
+        if m["role"] == "tool"
+        and names.get(m["tool_call_id"]) == "run_simulation"
+        and run_succeeded(m["content"])
+    ]
+    if not clear_schema or not succeeded:
+        return messages
+    return [
+        {**m, "content": SCHEMA_CLEARED}
+        if i < succeeded[-1] and m["role"] == "tool" and names.get(m["tool_call_id"]) == "get_schema"
+        else m
+        for i, m in enumerate(messages)
+    ]
+
+
+async def play(
+    task: AspenTask, tokenizer: Any, schema_max_chars: int | None, clear_schema: bool
+) -> tuple[list[int], float]:
     """Prompt tokens before each model call of the task's reference solution, and its reward."""
     policy = ScriptedPolicy([task], error_rate=0.0)
     trace = RunTrace()
@@ -102,7 +126,7 @@ async def play(task: AspenTask, tokenizer: Any, schema_max_chars: int | None) ->
         ]
         counts: list[int] = []
         for step in range(12):
-            counts.append(count_tokens(tokenizer, messages, tools))
+            counts.append(count_tokens(tokenizer, as_seen(messages, clear_schema), tools))
             action = policy.next_action(messages, rollout_key=task.task_id)
             if isinstance(action, AnswerAction):
                 trace.final_answer = action.content
@@ -131,20 +155,24 @@ async def main(args: argparse.Namespace) -> None:
     tokenizer = load_tokenizer(args)
     tasks = [t for split in SPLITS for t in load_split(split, data_dir=ROOT / "data")]
     budgets = {
-        "before (raw schema JSON)": None,
-        f"after (compact, {args.schema_max_chars} chars)": args.schema_max_chars,
+        "before (raw schema JSON, kept in view)": (None, False),
+        f"compact schema ({args.schema_max_chars} chars), kept in view": (args.schema_max_chars, False),
+        f"after: compact schema ({args.schema_max_chars} chars), cleared after success": (
+            args.schema_max_chars,
+            True,
+        ),
     }
     finals: dict[str, list[int]] = {}
     print(
         f"tokenizer: {type(tokenizer).__name__}, vocabulary {len(tokenizer)};"
         f" target <= {TARGET_TOKENS} tokens"
     )
-    for label, budget in budgets.items():
+    for label, (budget, clear) in budgets.items():
         print(f"\n{label}")
         print(f"{'task':<18}{'prompt tokens at each model call':<44}{'final':>7}{'reward':>8}")
         finals[label] = []
         for task in tasks:
-            counts, reward = await play(task, tokenizer, budget)
+            counts, reward = await play(task, tokenizer, budget, clear)
             finals[label].append(counts[-1])
             flag = "" if counts[-1] <= TARGET_TOKENS else "  > target"
             print(f"{task.task_id:<18}{' -> '.join(map(str, counts)):<44}{counts[-1]:>7}{reward:>8.3f}{flag}")
