@@ -89,6 +89,12 @@ class GRPOConfig(_Section):
         "auto", description="Torch device of the trainer ('auto': cuda if available, else cpu)."
     )
     gradient_checkpointing: bool = Field(False, description="Trade compute for memory in the update.")
+    cpu_threads: int = Field(
+        0,
+        ge=0,
+        description="torch CPU threads of the engine and the update; 0: the cores this process may use "
+        "minus one (at least 1), leaving one to the simulator and the runners.",
+    )
     lora: LoRASettings = Field(default_factory=LoRASettings, description="LoRA settings (or full weights).")
 
     # rollout engine and sampling
@@ -172,6 +178,12 @@ class GRPOConfig(_Section):
     )
     micro_batch_size: int = Field(
         4, gt=0, description="Rows per forward/backward; gradients are accumulated over the micro-batches."
+    )
+    logprob_chunk_tokens: int = Field(
+        512,
+        ge=0,
+        description="Memory-lean update: only sampled tokens are scored, this many positions' vocabulary "
+        "logits at a time (recomputed in backward); 0: full logits of every position (more memory).",
     )
 
     # optimiser
