@@ -79,7 +79,10 @@ def measure(
         )
         for i in range(rows)
     ]
-    groups = [samples[i : i + 2] for i in range(0, rows, 2)] if rows > 1 else [samples + samples]
+    # groups of two rewards 0 and 1 (a lone row is paired with a rollout that has no rows)
+    groups = [samples[i : i + 2] for i in range(0, rows, 2)]
+    if len(groups[-1]) == 1:
+        groups[-1].append(RolloutSample([], reward=1.0 - groups[-1][0].reward))
     base = _rss()
     peak = base
     running = True

@@ -18,6 +18,7 @@ from agentlightning.algorithm import Algorithm
 from rich import box
 from rich.table import Table
 
+from aspen_rl.algorithms.grpo.chat_template import load_chat_template
 from aspen_rl.algorithms.grpo.checkpoint import STATE_FILE, latest_checkpoint, read_state
 from aspen_rl.algorithms.grpo.config import (
     DEFAULT_CONFIG_PATH,
@@ -270,6 +271,8 @@ class GRPOAlgorithm(Algorithm):
         local = Path(config.model).expanduser()
         if (local.is_absolute() or config.model.startswith((".", "~"))) and not local.exists():
             raise FileNotFoundError(f"policy model directory not found: {config.model}")
+        if config.chat_template is not None:
+            load_chat_template(config.chat_template)  # a missing file is found before anything loads
         if checkpoint is not None:
             check_resumable(checkpoint, config)
         return cls(config, resources, report, resume=checkpoint, test_dataset=test_dataset)

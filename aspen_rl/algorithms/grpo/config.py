@@ -82,6 +82,12 @@ class GRPOConfig(_Section):
         description="Policy: a local directory or a hub id (fetched only in real runs).",
     )
     tokenizer: str | None = Field(None, description="Tokenizer path or id; None uses the model's.")
+    chat_template: str | None = Field(
+        None,
+        description="Chat template of the policy's prompts: a Jinja file, or 'chatml-tools' (built in: "
+        "ChatML with Hermes <tool_call> blocks); None: the tokenizer's own. It must render the agent's "
+        "tools, or the run is refused.",
+    )
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
         "auto", description="Weights dtype; 'auto' is bfloat16 on a GPU that supports it, else float32."
     )

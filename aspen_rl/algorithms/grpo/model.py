@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 
+from aspen_rl.algorithms.grpo.chat_template import prepare_tokenizer
 from aspen_rl.algorithms.grpo.config import GRPOConfig, LoRASettings
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -105,12 +106,17 @@ def apply_lora(model: torch.nn.Module, settings: LoRASettings) -> torch.nn.Modul
 def load_policy(config: GRPOConfig) -> tuple[torch.nn.Module, Any]:
     """Load the policy model (on the configured device and dtype) and its tokenizer.
 
-    ``config.model`` is a local directory or a hub id; only real runs name a hub id.
+    ``config.model`` is a local directory or a hub id; only real runs name a hub id. The tokenizer gets
+    ``config.chat_template`` when set, and must render tools (``chat_template.check_renders_tools``).
+
+    Raises:
+        ChatTemplateError: the template drops the agent's tools.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     device = resolve_device(config.device)
     dtype = resolve_dtype(config.dtype, device)
-    tokenizer = AutoTokenizer.from_pretrained(config.tokenizer or config.model)
+    source = config.tokenizer or config.model
+    tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(source), config.chat_template, where=source)
     model = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(device)
     return model, tokenizer
