@@ -102,7 +102,7 @@ def load_local_model(
 
     source = resolve_model(path)
     torch_device = resolve_device(device)
-    model = AutoModelForCausalLM.from_pretrained(source.base, dtype=resolve_dtype(dtype, torch_device))
+    model: Any = AutoModelForCausalLM.from_pretrained(source.base, dtype=resolve_dtype(dtype, torch_device))
     if source.adapter is not None:
         from peft import PeftModel
 

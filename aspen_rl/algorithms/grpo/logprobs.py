@@ -30,14 +30,20 @@ _checked: dict[type, bool] = {}
 """Per model class: whether the lean path was found equal to the full forward on a probe."""
 
 
+def _unwrapped(model: torch.nn.Module) -> torch.nn.Module:
+    """The transformers model inside a peft wrapper (the model itself otherwise)."""
+    get_base = getattr(model, "get_base_model", None)
+    base = get_base() if callable(get_base) else model
+    return base if isinstance(base, torch.nn.Module) else model
+
+
 def split_head(model: torch.nn.Module) -> tuple[torch.nn.Module, torch.nn.Module] | None:
     """The model's backbone (hidden states) and output head, or None when the lean path does not apply.
 
     Works for transformers causal LMs (``base_model_prefix`` backbone + ``get_output_embeddings`` head),
     wrapped by peft or not (adapters injected in the backbone or the head stay active).
     """
-    get_base = getattr(model, "get_base_model", None)
-    base = get_base() if callable(get_base) else model
+    base = _unwrapped(model)
     prefix = getattr(base, "base_model_prefix", "")
     backbone = getattr(base, prefix, None) if prefix else None
     get_head = getattr(base, "get_output_embeddings", None)
@@ -142,7 +148,7 @@ def _lean_path_checked(
     temperature: float,
 ) -> bool:
     """Compare the lean and the full path once per model class on a short probe (no grad)."""
-    kind = type(model.get_base_model() if callable(getattr(model, "get_base_model", None)) else model)
+    kind = type(_unwrapped(model))
     if kind in _checked:
         return _checked[kind]
     n = min(int(attention_mask[0].sum()), _PROBE_TOKENS)
