@@ -66,7 +66,7 @@ def measure(
     )
     trainer = GRPOTrainer(cfg, model=model)
     g = torch.Generator().manual_seed(1)
-    n_sampled = int(tokens * sampled)
+    n_sampled = min(int(tokens * sampled), tokens - 1)  # the first token has nothing to condition on
     mask = [0] * (tokens - n_sampled) + [1] * n_sampled  # the prompt first, then the sampled tokens
     samples = [
         RolloutSample(
@@ -140,7 +140,10 @@ def main(argv: list[str] | None = None) -> None:
         child += ["--rows", str(args.rows), "--tokens", str(args.tokens), "--sampled", str(args.sampled)]
         child += ["--threads", str(args.threads)]
         child += ["--gradient-checkpointing"] if args.gradient_checkpointing else []
-        out = subprocess.run(child, check=True, capture_output=True, text=True).stdout
+        done = subprocess.run(child, capture_output=True, text=True)
+        if done.returncode:
+            sys.exit(f"{name}: the measuring process failed:\n{done.stderr[-3000:]}")
+        out = done.stdout
         result = json.loads(out.strip().splitlines()[-1])
         result["mode"] = name
         results.append(result)
