@@ -4,7 +4,9 @@ The policy has SmolLM2-135M's shape (Llama, vocabulary 49,152, 30 layers, width 
 with random weights (nothing downloaded), trained with the default ``configs/grpo.yaml`` settings (LoRA
 r=16, micro-batches of 4 rows) on rows of ``--tokens`` tokens. Each mode runs in its own process; the
 peak is the process's resident memory sampled every 2 ms during ``trainer.step`` minus the memory
-before it (model, optimiser and data already built).
+before it (model, optimiser and data already built). The processes run with glibc's
+``MALLOC_MMAP_THRESHOLD_=1048576``, so that freed tensors over 1 MiB leave the process at once and the
+resident peak is the peak of live tensors, not of what the heap kept.
 
     python benchmarks/update_memory.py                     # 4 rows x 2048 tokens, 25 % sampled tokens
     python benchmarks/update_memory.py --rows 1 --sampled 1.0
@@ -140,7 +142,8 @@ def main(argv: list[str] | None = None) -> None:
         child += ["--rows", str(args.rows), "--tokens", str(args.tokens), "--sampled", str(args.sampled)]
         child += ["--threads", str(args.threads)]
         child += ["--gradient-checkpointing"] if args.gradient_checkpointing else []
-        done = subprocess.run(child, capture_output=True, text=True)
+        env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": os.environ.get("MALLOC_MMAP_THRESHOLD_", "1048576")}
+        done = subprocess.run(child, capture_output=True, text=True, env=env)
         if done.returncode:
             sys.exit(f"{name}: the measuring process failed:\n{done.stderr[-3000:]}")
         out = done.stdout
