@@ -137,7 +137,10 @@ def main(argv: list[str] | None = None) -> None:
         )
         return
     results = []
-    for chunk, name in ((0, "full logits (before)"), (512, "memory-lean (after)")):
+    from aspen_rl.algorithms.grpo.config import GRPOConfig
+
+    lean = GRPOConfig().logprob_chunk_tokens
+    for chunk, name in ((0, "full logits (before)"), (lean, f"memory-lean (after, {lean})")):
         child = [sys.executable, __file__, "--one", str(chunk)]
         child += ["--rows", str(args.rows), "--tokens", str(args.tokens), "--sampled", str(args.sampled)]
         child += ["--threads", str(args.threads)]

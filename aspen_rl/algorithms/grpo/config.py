@@ -186,7 +186,7 @@ class GRPOConfig(_Section):
         4, gt=0, description="Rows per forward/backward; gradients are accumulated over the micro-batches."
     )
     logprob_chunk_tokens: int = Field(
-        512,
+        256,
         ge=0,
         description="Memory-lean update: only sampled tokens are scored, this many positions' vocabulary "
         "logits at a time (recomputed in backward); 0: full logits of every position (more memory).",

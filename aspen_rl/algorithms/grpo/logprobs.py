@@ -76,7 +76,7 @@ def head_logprobs(
     token_ids: torch.Tensor,
     needed: torch.Tensor,
     temperature: float = 1.0,
-    chunk_size: int = 512,
+    chunk_size: int = 256,
 ) -> torch.Tensor:
     """Logprobs of ``token_ids`` at the ``needed`` positions, from hidden states, ``chunk_size`` at a time.
 
@@ -114,7 +114,7 @@ def token_logprobs(
     needed: torch.Tensor | None = None,
     *,
     temperature: float = 1.0,
-    chunk_size: int = 512,
+    chunk_size: int = 256,
 ) -> torch.Tensor:
     """``[rows, tokens - 1]``: logprob of ``input_ids[:, t + 1]`` where ``needed[:, t]``, else 0.
 
