@@ -94,7 +94,9 @@ class GRPOConfig(_Section):
     device: str = Field(
         "auto", description="Torch device of the trainer ('auto': cuda if available, else cpu)."
     )
-    gradient_checkpointing: bool = Field(False, description="Trade compute for memory in the update.")
+    gradient_checkpointing: bool = Field(
+        True, description="Recompute activations in the backward pass: less memory, more compute (as TRL)."
+    )
     cpu_threads: int = Field(
         0,
         ge=0,
