@@ -34,6 +34,8 @@ BLOCK_TYPES: tuple[str, ...] = (
     "Sep",
     "HeatX",
     "RStoic",
+    "RPlug",
+    "RCSTR",
     "DSTWU",
     "RadFrac",
 )
@@ -217,7 +219,7 @@ def check_finite(value: Any, path: str = "") -> None:
 
 
 #: Top-level sections of the real schema that the mock does not simulate (a non-empty one is refused).
-UNSIMULATED_SECTIONS: tuple[str, ...] = ("reactions", "design_specs", "henry_components")
+UNSIMULATED_SECTIONS: tuple[str, ...] = ("henry_components",)
 
 
 def validate_config(config: dict[str, Any]) -> None:
@@ -230,7 +232,7 @@ def validate_config(config: dict[str, Any]) -> None:
     Raises:
         SchemaValidationError (or UnknownUnit / UnknownPropertyMethod / UnsupportedBlockType for those
         fields): the first problem found, with its dotted path. UnsupportedOptionError: a non-empty
-        reactions, design_specs or henry_components section.
+        henry_components section.
     """
     check_finite(config)
     _raise_first(_validator("base").iter_errors(config), prefix=())

@@ -24,6 +24,8 @@ class BlockContext:
     package: PropertyPackage
     cids: list[str]
     warnings: list[str] = field(default_factory=list)
+    #: the config's reaction sets (simulator_mock.kinetics.ReactionSet by name), for kinetic reactors
+    reactions: dict[str, Any] = field(default_factory=dict)
 
     def index(self, cid: str, where: str) -> int:
         """Position of component ``cid``; SpecificationError naming ``where`` when unknown."""

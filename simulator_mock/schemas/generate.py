@@ -106,6 +106,8 @@ BLOCK_DESCRIPTIONS = {
     "HeatX": "Two-stream heat exchanger (shortcut). Ports: H(IN), H(OUT), C(IN), C(OUT), one each.",
     "RStoic": "Stoichiometric reactor (conversion or extent per reaction). Ports: F(IN) one or more, P(OUT) one.",
     "DSTWU": "Shortcut distillation (Fenske, Underwood, Gilliland). Ports: F(IN) one or more, D(OUT) one, B(OUT) one.",
+    "RPlug": "Plug-flow reactor integrating the POWERLAW reactions of the sets it names (isothermal or adiabatic). Ports: F(IN) one or more, P(OUT) one.",
+    "RCSTR": "Continuous stirred-tank reactor with POWERLAW kinetic and equilibrium reactions. Ports: F(IN) one or more, P(OUT) one.",
     "RadFrac": "Rigorous equilibrium-stage distillation column. Ports: F(IN) one or more, LD(OUT) (total condenser) or VD(OUT) (partial condenser) one, B(OUT) one.",
 }
 
@@ -230,8 +232,9 @@ def base(block_types: list[str]) -> dict[str, Any]:
             "List the components and one basis property method, the blocks and the stream names, connect them in "
             "block_connections ({block: {stream: port}}), give stream_data for every feed stream (a stream no "
             "block produces) and one blocks_<Type>_data section per block type used (see the part named after "
-            "the type). convergence sets how recycle loops are converged. The sections reactions, design_specs "
-            "and henry_components are not simulated by the mock: a non-empty one is refused (UnsupportedOption)."
+            "the type). convergence sets how recycle loops are converged; reactions holds the reaction sets that RPlug "
+            "and RCSTR name; design_specs vary an input until a sampled result meets a target. henry_components is "
+            "not simulated by the mock: a non-empty one is refused (UnsupportedOption)."
         ),
         "type": "object",
         "required": [
@@ -436,11 +439,146 @@ def base(block_types: list[str]) -> dict[str, Any]:
                     },
                 },
             },
+            "reactions": reactions_part(),
+            "design_specs": design_specs_part(),
             "stream_data": {
                 "type": "object",
                 "description": "Feed streams, keyed by stream name (required for every stream no block produces).",
                 "patternProperties": {STREAM_KEY: stream_entry},
             },
+        },
+    }
+
+
+def reactions_part() -> dict[str, Any]:
+    """The real service's reactions document (REAC_DATA array format), with the mock's meanings."""
+    coef = {
+        "type": "object",
+        "patternProperties": {"^[A-Za-z0-9_-]+$": num("Stoichiometric coefficient.")},
+        "additionalProperties": False,
+    }
+    item = {
+        "type": "object",
+        "properties": {
+            "REAC_ID": string("Reaction number within the set, e.g. '1'.", pattern="^[0-9]+$"),
+            "REACTYPE": string(
+                "KINETIC or FORWARD: rate-controlled, forward only; REVERSIBLE: rate-controlled, the net rate "
+                "r_forward (1 - Q/K) falls to zero at equilibrium (K from Gibbs energies of formation); EQUIL / "
+                "EQUILIBRIUM: held at chemical equilibrium (RCSTR only; RPlug takes no equilibrium reactions, "
+                "as in Aspen); CONV: conversion reactions of REAC-DIST sets (RadFrac), refused in reactors.",
+                ["KINETIC", "EQUIL", "EQUILIBRIUM", "CONV", "FORWARD", "REVERSIBLE"],
+            ),
+            "COEF_DATA": {**coef, "description": "Reactants: {cid: coefficient (negative)}."},
+            "COEF1_DATA": {**coef, "description": "Products: {cid: coefficient (positive)}."},
+            "PHASE": string("Reacting phase: L (liquid, Aspen's default) or V (vapour); S is refused.", ["L", "V", "S"]),
+            "R_D_RBASIS": string(
+                "Rate basis: REAC-VOL (default; rate per m3 of the reacting phase's share of the reactor). CAT-WT is refused."
+            ),
+            "PRE_EXP": num(
+                "Pre-exponential factor k in SI units (Aspen requires SI): rate kmol/(s m3) with molarities in "
+                "kmol/m3, r = k T^n exp(-E/RT) prod C_i^a_i; exponents a_i = |coefficient| of each reactant "
+                "(the service writes no exponents). Required for KINETIC / FORWARD / REVERSIBLE."
+            ),
+            "T_EXP": num("Temperature exponent n (T in K; default 0)."),
+            "ACT_ENERGY_VALUE": num("Activation energy E, in ACT_ENERGY_UNITS (default 0)."),
+            "ACT_ENERGY_UNITS": string(
+                "Unit of the activation energy: cal/mol or Btu/lbmol (the units the service can write).",
+                ["cal/mol", "Btu/lbmol"],
+            ),
+            "KEY_CID": string("Key component (CONV reactions of REAC-DIST sets)."),
+            "CONV_A": num("Conversion parameter A (CONV)."),
+            "CONV_B": num("Conversion parameter B (CONV)."),
+            "CONV_C": num("Conversion parameter C (CONV)."),
+            "CONV_D": num("Conversion parameter D (CONV)."),
+        },
+        "required": ["REAC_ID", "REACTYPE", "COEF_DATA", "COEF1_DATA"],
+        "additionalProperties": False,
+        "dependencies": {"ACT_ENERGY_VALUE": ["ACT_ENERGY_UNITS"]},
+    }
+    return {
+        "type": "object",
+        "description": (
+            "Reaction sets keyed by set id (RPlug and RCSTR name them in RXN_ID). POWERLAW sets are simulated; "
+            "LHHW is refused (the schema has no adsorption or driving-force fields); REAC-DIST sets are for RadFrac."
+        ),
+        "patternProperties": {
+            "^.*$": {
+                "type": "object",
+                "properties": {
+                    "type": string("Reaction set type.", ["POWERLAW", "LHHW", "REAC-DIST"], default="POWERLAW"),
+                    "REAC_DATA": {"type": "array", "description": "The reactions.", "minItems": 1, "items": item},
+                },
+            }
+        },
+    }
+
+
+def design_specs_part() -> dict[str, Any]:
+    """The real service's design_specs document, with the variables the mock can sample and vary."""
+    return {
+        "type": "object",
+        "description": (
+            "Design specifications keyed by spec id: the manipulated variable is varied between bounds.LOWER and "
+            "bounds.UPPER (Brent's method) until EXPR1 equals EXPR2 within TOL, or the run fails naming the spec."
+        ),
+        "patternProperties": {
+            "^[A-Za-z0-9_-]+$": {
+                "type": "object",
+                "required": ["sampled_variables", "objective_function", "manipulated_variables", "bounds"],
+                "properties": {
+                    "sampled_variables": {
+                        "type": "array",
+                        "description": (
+                            "Variables the expressions use: variable_name, variable_type MOLE-FLOW / MASS-FLOW / "
+                            "MOLE-FRAC / MASS-FRAC (stream, component; flows in kmol/hr, kg/hr), STREAM-VAR (stream, "
+                            "variable TEMP [C], PRES [bar], MOLE-FLOW [kmol/hr], MASS-FLOW [kg/hr], VFRAC) or "
+                            "BLOCK-VAR (block, variable: a Parameter row of the block's result sheet, e.g. QCALC, B_TEMP)."
+                        ),
+                        "minItems": 1,
+                        "items": {
+                            "type": "object",
+                            "required": ["variable_name", "variable_type"],
+                            "additionalProperties": True,
+                        },
+                    },
+                    "objective_function": {
+                        "type": "object",
+                        "required": ["EXPR1", "EXPR2", "TOL"],
+                        "properties": {
+                            "EXPR1": string("Expression of sampled variables (+ - * / ** and parentheses)."),
+                            "TOL": num("Tolerance: converged when |EXPR1 - EXPR2| <= TOL.", exclusiveMinimum=0),
+                            "EXPR2": string("Target expression (a number or an expression)."),
+                        },
+                    },
+                    "manipulated_variables": {
+                        "type": "array",
+                        "description": (
+                            "Exactly one variable to vary: variable_type BLOCK-VAR (block, variable_name: an input "
+                            "of the block's data, e.g. TEMP, PRES, DUTY, VOL, LENGTH, REAC_TEMP), STREAM-VAR (stream, "
+                            "variable_name TEMP, PRES or MOLE-FLOW / MASS-FLOW total) or MOLE-FLOW (stream, component). "
+                            "The bounds are in the units the config gives that input."
+                        ),
+                        "minItems": 1,
+                        "maxItems": 1,
+                        "items": {
+                            "type": "object",
+                            "required": ["variable_type", "variable_name"],
+                            "additionalProperties": True,
+                        },
+                    },
+                    "bounds": {
+                        "type": "object",
+                        "required": ["LOWER", "UPPER"],
+                        "properties": {
+                            "LOWER": num("Lower bound of the manipulated variable."),
+                            "UPPER": num("Upper bound of the manipulated variable."),
+                            "STEP_SIZE": num("Aspen's step size (the mock's Brent search does not need it)."),
+                            "MAX_STEP_SIZ": num("Aspen's largest step (not needed by the Brent search)."),
+                            "THRESHOLD": num("Aspen's threshold (not used)."),
+                        },
+                    },
+                },
+            }
         },
     }
 
@@ -1393,6 +1531,135 @@ def radfrac() -> dict[str, Any]:
     )
 
 
+def rplug() -> dict[str, Any]:
+    spec = {
+        "type": "object",
+        "properties": {
+            "TYPE": string(
+                "T-SPEC: reactor at a specified temperature; ADIABATIC: no heat exchanged. Coolant and "
+                "heat-flux types are refused.",
+                ["T-SPEC", "ADIABATIC", "TCOOL-SPEC", "CO-COOL", "COUNTER-COOL"],
+            ),
+            "OPT_TSPEC": string("With T-SPEC: CONST-TEMP (REAC_TEMP); TEMP-PROF is refused.", ["CONST-TEMP", "TEMP-PROF"]),
+            "REAC_TEMP": num(
+                "Reactor temperature in C (written without a unit: the METCBAR set's C); read with T-SPEC.",
+                minimum=-273.15,
+            ),
+        },
+        "required": ["TYPE", "OPT_TSPEC", "REAC_TEMP"],
+    }
+    config = {
+        "type": "object",
+        "properties": {
+            "PHASE": {
+                "type": ["string", "null"],
+                "description": "Valid phase of the contents: V (vapour only), L (liquid only), null / '' / V-L (vapour-liquid).",
+            },
+            "CHK_NTUBE": string("YES: NTUBE tubes of LENGTH and DIAM; NO: one tube.", ["YES", "NO"]),
+            "NTUBE": {"type": "integer", "minimum": 1, "description": "Number of tubes (CHK_NTUBE YES)."},
+            "LENGTH": num("Reactor (tube) length in m (written without a unit: METCBAR).", exclusiveMinimum=0),
+            "DIAM": num("Reactor (tube) diameter in m (written without a unit: METCBAR).", exclusiveMinimum=0),
+        },
+        "required": ["PHASE", "CHK_NTUBE", "LENGTH", "DIAM"],
+    }
+    reac = {
+        "type": "object",
+        "properties": {
+            "REACSYS": string("Reaction system (informative)."),
+            "RXN_ID": {
+                "type": "object",
+                "description": "Reaction sets used: {index: set id of the reactions section}.",
+                "additionalProperties": {"type": "string"},
+            },
+        },
+        "required": ["REACSYS", "RXN_ID"],
+    }
+    pres = {
+        "type": "object",
+        "properties": {
+            "OPT_PDROP": {"type": ["string", "null"], "description": "Pressure-drop option (informative)."},
+            "PRES_VALUE": num(f"Reactor inlet pressure, in PRES_UNITS: {PRES_MEANING}."),
+            "PRES_UNITS": units("pressure", PRES_UNITS),
+            "PDROP_VALUE": num("Pressure drop across the reactor, in PDROP_UNITS (default 0).", minimum=0),
+            "PDROP_UNITS": units("pressure drop", PRES_UNITS),
+            "DP_FCOR": string("Friction correlation (not modelled: only PDROP_VALUE drops the pressure)."),
+            "DP_MULT": num("Friction multiplier (not modelled)."),
+        },
+        "required": ["PRES_VALUE", "PRES_UNITS", "DP_FCOR", "DP_MULT"],
+        "dependencies": {"PDROP_VALUE": ["PDROP_UNITS"]},
+    }
+    cat = {
+        "type": "object",
+        "properties": {
+            "CAT_PRESENT": string("YES: a catalyst bed fills the reactor.", ["YES", "NO"]),
+            "IGN_CAT_VOL": string("YES: the catalyst volume is ignored (the fluid fills the reactor).", ["YES", "NO"]),
+            "BED_VOIDAGE": num("Bed voidage: the fluid's share of the volume with a catalyst.", minimum=0, maximum=1),
+            "CATWT_VALUE": num("Catalyst loading (not needed with REAC-VOL rates)."),
+            "CATWT_UNITS": string("Unit of the catalyst loading."),
+            "CAT_RHO_VALUE": num("Particle density (not needed with REAC-VOL rates)."),
+            "CAT_RHO_UNITS": string("Unit of the particle density."),
+        },
+        "required": ["CAT_PRESENT", "IGN_CAT_VOL", "BED_VOIDAGE"],
+    }
+    entry = block_entry(
+        {"SPEC_DATA": spec, "CONFIG_DATA": config, "REAC_DATA": reac, "PRES_DATA": pres, "CAT_DATA": cat},
+        ["SPEC_DATA", "CONFIG_DATA", "REAC_DATA", "PRES_DATA", "CAT_DATA"],
+        closed=False,
+    )
+    return section("RPlug", BLOCK_DESCRIPTIONS["RPlug"], entry)
+
+
+def rcstr() -> dict[str, Any]:
+    props: dict[str, Any] = {
+        "PRES_VALUE": num(f"Reactor pressure, in PRES_UNITS: {PRES_MEANING}."),
+        "PRES_UNITS": units("pressure", PRES_UNITS),
+        "SPEC_OPT": string("TEMP: temperature (TEMP_VALUE); DUTY: heat duty (DUTY_VALUE, 0 = adiabatic); VFRAC is refused."),
+        "NPHASE": string("Valid phases: 1 (one phase, PHASE) or 2 (vapour-liquid); 3 is refused."),
+        "PHASE": string("With NPHASE 1: V or L (default L)."),
+        "TEMP_VALUE": num("Reactor temperature, in TEMP_UNITS (SPEC_OPT TEMP)."),
+        "TEMP_UNITS": units("temperature", TEMP_UNITS),
+        "DUTY_VALUE": num("Heat duty, in DUTY_UNITS (SPEC_OPT DUTY)."),
+        "DUTY_UNITS": units("duty", DUTY_UNITS),
+        "VFRAC": num("Vapour fraction (SPEC_OPT VFRAC, refused)."),
+        "SPEC_TYPE": string("VOLUME (reactor volume, VOL_VALUE); residence-time and phase-volume types are refused."),
+        "SPEC_PHASE": string("Phase of a phase-volume specification (not simulated)."),
+        "REACT_VOL_VALUE": num("Phase volume (not simulated)."),
+        "REACT_VOL_UNITS": string("Unit of the phase volume."),
+        "REACT_VOL_FR": num("Phase volume fraction (not simulated)."),
+        "PH_RES_TIME_VALUE": num("Phase residence time (not simulated)."),
+        "PH_RES_TIME_UNITS": string("Unit of the phase residence time."),
+        "VOL_VALUE": num("Reactor volume, in VOL_UNITS (SPEC_TYPE VOLUME).", exclusiveMinimum=0),
+        "VOL_UNITS": units("volume", ["cum", "l"]),
+        "RES_TIME_VALUE": num("Residence time (SPEC_TYPE RES-TIME, refused: no time unit can be written)."),
+        "RES_TIME_UNITS": string("Unit of the residence time."),
+        "CHK_MASSTR": string("Mass-transfer option (ignored)."),
+        "REACSYS": string("Reaction system (informative)."),
+        "RXN_ID": {
+            "type": "object",
+            "description": "Reaction sets used: {index: set id of the reactions section}.",
+            "additionalProperties": {"type": "string"},
+        },
+    }
+    for key in ("SUBBYPASS", "LOWER", "SUB_RRSBN", "SUB_STDDEV", "S_OPT", "USER_SLOWER", "USER_SVALUE", "AGITRATE", "IMPELLR_DIAM"):
+        props[f"{key}_VALUE"] = num("Solids / agitation input (ignored by the mock).")
+        props[f"{key}_UNITS"] = string("Its unit.")
+    for key in ("CRYSTSYS", "AGITATOR", "OPT_PSD", "CONST_METHOD", "OPT_SUBPSD", "OPT_OVERALL"):
+        props[key] = string("Solids / crystallisation / agitation option (CRYSTSYS refused, the others ignored).")
+    props["POWERNUMBER"] = num("Agitator power number (ignored).")
+    spec = {
+        "type": "object",
+        "properties": props,
+        "dependencies": {
+            "TEMP_VALUE": ["TEMP_UNITS"],
+            "DUTY_VALUE": ["DUTY_UNITS"],
+            "VOL_VALUE": ["VOL_UNITS"],
+            "PRES_VALUE": ["PRES_UNITS"],
+        },
+    }
+    entry = block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=True)
+    return section("RCSTR", BLOCK_DESCRIPTIONS["RCSTR"], entry)
+
+
 BUILDERS = {
     "Mixer": mixer,
     "FSplit": fsplit,
@@ -1404,6 +1671,8 @@ BUILDERS = {
     "Sep": sep,
     "HeatX": heatx,
     "RStoic": rstoic,
+    "RPlug": rplug,
+    "RCSTR": rcstr,
     "DSTWU": dstwu,
     "RadFrac": radfrac,
 }
