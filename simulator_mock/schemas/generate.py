@@ -470,7 +470,9 @@ def reactions_part() -> dict[str, Any]:
             ),
             "COEF_DATA": {**coef, "description": "Reactants: {cid: coefficient (negative)}."},
             "COEF1_DATA": {**coef, "description": "Products: {cid: coefficient (positive)}."},
-            "PHASE": string("Reacting phase: L (liquid, Aspen's default) or V (vapour); S is refused.", ["L", "V", "S"]),
+            "PHASE": string(
+                "Reacting phase: L (liquid, Aspen's default) or V (vapour); S is refused.", ["L", "V", "S"]
+            ),
             "R_D_RBASIS": string(
                 "Rate basis: REAC-VOL (default; rate per m3 of the reacting phase's share of the reactor). CAT-WT is refused."
             ),
@@ -505,8 +507,15 @@ def reactions_part() -> dict[str, Any]:
             "^.*$": {
                 "type": "object",
                 "properties": {
-                    "type": string("Reaction set type.", ["POWERLAW", "LHHW", "REAC-DIST"], default="POWERLAW"),
-                    "REAC_DATA": {"type": "array", "description": "The reactions.", "minItems": 1, "items": item},
+                    "type": string(
+                        "Reaction set type.", ["POWERLAW", "LHHW", "REAC-DIST"], default="POWERLAW"
+                    ),
+                    "REAC_DATA": {
+                        "type": "array",
+                        "description": "The reactions.",
+                        "minItems": 1,
+                        "items": item,
+                    },
                 },
             }
         },
@@ -546,7 +555,9 @@ def design_specs_part() -> dict[str, Any]:
                         "required": ["EXPR1", "EXPR2", "TOL"],
                         "properties": {
                             "EXPR1": string("Expression of sampled variables (+ - * / ** and parentheses)."),
-                            "TOL": num("Tolerance: converged when |EXPR1 - EXPR2| <= TOL.", exclusiveMinimum=0),
+                            "TOL": num(
+                                "Tolerance: converged when |EXPR1 - EXPR2| <= TOL.", exclusiveMinimum=0
+                            ),
                             "EXPR2": string("Target expression (a number or an expression)."),
                         },
                     },
@@ -1540,7 +1551,9 @@ def rplug() -> dict[str, Any]:
                 "heat-flux types are refused.",
                 ["T-SPEC", "ADIABATIC", "TCOOL-SPEC", "CO-COOL", "COUNTER-COOL"],
             ),
-            "OPT_TSPEC": string("With T-SPEC: CONST-TEMP (REAC_TEMP); TEMP-PROF is refused.", ["CONST-TEMP", "TEMP-PROF"]),
+            "OPT_TSPEC": string(
+                "With T-SPEC: CONST-TEMP (REAC_TEMP); TEMP-PROF is refused.", ["CONST-TEMP", "TEMP-PROF"]
+            ),
             "REAC_TEMP": num(
                 "Reactor temperature in C (written without a unit: the METCBAR set's C); read with T-SPEC.",
                 minimum=-273.15,
@@ -1557,8 +1570,12 @@ def rplug() -> dict[str, Any]:
             },
             "CHK_NTUBE": string("YES: NTUBE tubes of LENGTH and DIAM; NO: one tube.", ["YES", "NO"]),
             "NTUBE": {"type": "integer", "minimum": 1, "description": "Number of tubes (CHK_NTUBE YES)."},
-            "LENGTH": num("Reactor (tube) length in m (written without a unit: METCBAR).", exclusiveMinimum=0),
-            "DIAM": num("Reactor (tube) diameter in m (written without a unit: METCBAR).", exclusiveMinimum=0),
+            "LENGTH": num(
+                "Reactor (tube) length in m (written without a unit: METCBAR).", exclusiveMinimum=0
+            ),
+            "DIAM": num(
+                "Reactor (tube) diameter in m (written without a unit: METCBAR).", exclusiveMinimum=0
+            ),
         },
         "required": ["PHASE", "CHK_NTUBE", "LENGTH", "DIAM"],
     }
@@ -1592,8 +1609,12 @@ def rplug() -> dict[str, Any]:
         "type": "object",
         "properties": {
             "CAT_PRESENT": string("YES: a catalyst bed fills the reactor.", ["YES", "NO"]),
-            "IGN_CAT_VOL": string("YES: the catalyst volume is ignored (the fluid fills the reactor).", ["YES", "NO"]),
-            "BED_VOIDAGE": num("Bed voidage: the fluid's share of the volume with a catalyst.", minimum=0, maximum=1),
+            "IGN_CAT_VOL": string(
+                "YES: the catalyst volume is ignored (the fluid fills the reactor).", ["YES", "NO"]
+            ),
+            "BED_VOIDAGE": num(
+                "Bed voidage: the fluid's share of the volume with a catalyst.", minimum=0, maximum=1
+            ),
             "CATWT_VALUE": num("Catalyst loading (not needed with REAC-VOL rates)."),
             "CATWT_UNITS": string("Unit of the catalyst loading."),
             "CAT_RHO_VALUE": num("Particle density (not needed with REAC-VOL rates)."),
@@ -1613,7 +1634,9 @@ def rcstr() -> dict[str, Any]:
     props: dict[str, Any] = {
         "PRES_VALUE": num(f"Reactor pressure, in PRES_UNITS: {PRES_MEANING}."),
         "PRES_UNITS": units("pressure", PRES_UNITS),
-        "SPEC_OPT": string("TEMP: temperature (TEMP_VALUE); DUTY: heat duty (DUTY_VALUE, 0 = adiabatic); VFRAC is refused."),
+        "SPEC_OPT": string(
+            "TEMP: temperature (TEMP_VALUE); DUTY: heat duty (DUTY_VALUE, 0 = adiabatic); VFRAC is refused."
+        ),
         "NPHASE": string("Valid phases: 1 (one phase, PHASE) or 2 (vapour-liquid); 3 is refused."),
         "PHASE": string("With NPHASE 1: V or L (default L)."),
         "TEMP_VALUE": num("Reactor temperature, in TEMP_UNITS (SPEC_OPT TEMP)."),
@@ -1621,7 +1644,9 @@ def rcstr() -> dict[str, Any]:
         "DUTY_VALUE": num("Heat duty, in DUTY_UNITS (SPEC_OPT DUTY)."),
         "DUTY_UNITS": units("duty", DUTY_UNITS),
         "VFRAC": num("Vapour fraction (SPEC_OPT VFRAC, refused)."),
-        "SPEC_TYPE": string("VOLUME (reactor volume, VOL_VALUE); residence-time and phase-volume types are refused."),
+        "SPEC_TYPE": string(
+            "VOLUME (reactor volume, VOL_VALUE); residence-time and phase-volume types are refused."
+        ),
         "SPEC_PHASE": string("Phase of a phase-volume specification (not simulated)."),
         "REACT_VOL_VALUE": num("Phase volume (not simulated)."),
         "REACT_VOL_UNITS": string("Unit of the phase volume."),
@@ -1640,11 +1665,23 @@ def rcstr() -> dict[str, Any]:
             "additionalProperties": {"type": "string"},
         },
     }
-    for key in ("SUBBYPASS", "LOWER", "SUB_RRSBN", "SUB_STDDEV", "S_OPT", "USER_SLOWER", "USER_SVALUE", "AGITRATE", "IMPELLR_DIAM"):
+    for key in (
+        "SUBBYPASS",
+        "LOWER",
+        "SUB_RRSBN",
+        "SUB_STDDEV",
+        "S_OPT",
+        "USER_SLOWER",
+        "USER_SVALUE",
+        "AGITRATE",
+        "IMPELLR_DIAM",
+    ):
         props[f"{key}_VALUE"] = num("Solids / agitation input (ignored by the mock).")
         props[f"{key}_UNITS"] = string("Its unit.")
     for key in ("CRYSTSYS", "AGITATOR", "OPT_PSD", "CONST_METHOD", "OPT_SUBPSD", "OPT_OVERALL"):
-        props[key] = string("Solids / crystallisation / agitation option (CRYSTSYS refused, the others ignored).")
+        props[key] = string(
+            "Solids / crystallisation / agitation option (CRYSTSYS refused, the others ignored)."
+        )
     props["POWERNUMBER"] = num("Agitator power number (ignored).")
     spec = {
         "type": "object",
