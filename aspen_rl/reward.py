@@ -10,12 +10,15 @@ with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1)
 
 - ``config``: some ``run_simulation`` call carried a JSON object as config.
 - ``accepted``: the simulator accepted a config as valid input: a run succeeded, or failed only
-  while solving (the HTTP 422 error types of the contract, ``SOLVE_FAILURE_ERROR_TYPES``: flash
+  while running it (the real service's run-failure ``error_type`` categories, ``RUN_ERROR_TYPES``,
+  or one of the mock's solve-failure ``error_code`` values, ``SOLVE_FAILURE_ERROR_CODES``: flash
   failed, infeasible specification, not converged, balance not closed, timeout, internal error).
 - ``simulated``: a run succeeded.
-- ``read``: a successful ``get_result`` read a run started in this same trace.
+- ``read``: a successful ``get_result`` read the results workbook of a run started in this same
+  trace (matched by the ``result_file_path`` the run returned).
 - ``targets``: fraction of ``task.expected_output`` met, within each target's tolerance, by the
-  latest results document read that way (``RunTrace.last_results``); equals ``read`` when the task
+  cell each target addresses (sheet, row, column, in the unit the target states) in the latest
+  results workbook read that way (``RunTrace.last_results``); equals ``read`` when the task
   has no targets.
 
 **Tool efficiency** ``= order * max(0, 1 - 0.2 failed - 0.1 redundant - 0.1 excess)``
@@ -39,8 +42,9 @@ with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1)
   answer (0 without results). Without targets: 1 if any number matches the results, else 0.
 - ``grounded = 1 - hallucinated / considered``: *considered* are the answer's numbers except
   integers below 10 written without a decimal point (list markers, counts); *hallucinated* are those
-  matching no value the simulator produced (numbers in successful run answers and results
-  documents), no value of a config that ran successfully, and no number in the requirement.
+  matching no value the simulator produced (numbers in successful run answers and the numeric cells
+  of this trace's own results workbooks), no value of a config that ran successfully, and no number
+  in the requirement.
   1 when nothing is considered.
 - ``form = 0.5 length + 0.5 structure``: ``length`` is 1 for 40..4000 characters, ``n/40`` below,
   ``max(0, 1 - (n - 4000)/4000)`` above; ``structure`` is 1 when the answer has at least two
@@ -57,8 +61,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from aspen_rl.contract.run_answer import RUN_ERROR_TYPES
+from aspen_rl.contract.workbook import numeric_cells
 from aspen_rl.tasks.model import AspenTask
-from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RunTrace, ToolCall, result_run_id
+from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RESULT_FILE_PATH, RUN_SIMULATION, RunTrace, ToolCall
 
 # -- constants of the formula (documented in the module docstring) ------------------------------
 
@@ -69,8 +75,8 @@ EXCESS_CALL_PENALTY = 0.1
 QUALITY_PARTS = {"reported": 0.5, "grounded": 0.3, "form": 0.2}
 MATCH_REL_TOL = 0.02
 MIN_LENGTH, MAX_LENGTH = 40, 4000
-# error_type values of a run that failed solving a valid config (HTTP 422, docs/simulator_contract.md).
-SOLVE_FAILURE_ERROR_TYPES = frozenset(
+# error_code values (the mock's taxonomy) of a run that failed solving a valid config.
+SOLVE_FAILURE_ERROR_CODES = frozenset(
     {"FlashFailed", "InfeasibleSpecification", "NotConverged", "BalanceNotClosed", "Timeout", "InternalError"}
 )
 # Reported value x is read as y = scale * x + offset (same units, percent/kPa, MW/t/h, K).
@@ -121,7 +127,10 @@ def _is_accepted(call: ToolCall) -> bool:
         return False
     if call.response.get("success") is True:
         return True
-    return call.response.get("error_type") in SOLVE_FAILURE_ERROR_TYPES
+    return (
+        call.response.get("error_type") in RUN_ERROR_TYPES
+        or call.response.get("error_code") in SOLVE_FAILURE_ERROR_CODES
+    )
 
 
 def completion_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
@@ -180,10 +189,8 @@ def order_parts(trace: RunTrace) -> dict[str, float]:
     first_ok_run = next((i for i, c in enumerate(calls) if c.name == RUN_SIMULATION and c.ok), None)
     result = False
     if first_ok_run is not None:
-        own = trace.run_ids
-        result = any(
-            c.name == GET_RESULT and c.ok and result_run_id(c) in own for c in calls[first_ok_run + 1 :]
-        )
+        own = trace.result_paths
+        result = any(trace.is_own_result(c, own) for c in calls[first_ok_run + 1 :])
     return {
         "schema": 1.0 if schema else 0.0,
         "simulate": 1.0 if first_ok_run is not None else 0.0,
@@ -282,10 +289,11 @@ def grounded_values(task: AspenTask, trace: RunTrace) -> list[float]:
     """Values an answer may legitimately quote: simulator outputs, successful configs, the requirement."""
     values: set[float] = set()
     for call in trace.calls:
-        if call.name in (RUN_SIMULATION, GET_RESULT) and call.ok:
-            values.update(_numeric_leaves(call.response))
         if call.name == RUN_SIMULATION and call.ok:
+            values.update(_numeric_leaves(call.response))
             values.update(_numeric_leaves(call.arguments.get("config")))
+    for call in trace.own_result_calls():
+        values.update(value for *_, value in numeric_cells(call.response))
     values.update(n.value for n in extract_numbers(task.user_requirement))
     return sorted(values)
 
@@ -298,12 +306,12 @@ def strip_references(answer: str, trace: RunTrace) -> str:
     references: set[str] = set()
     for call in trace.calls:
         if call.name == RUN_SIMULATION and isinstance(call.response, dict):
-            for key in ("run_id", "result_file_path", "aspen_file_path"):
+            for key in ("run_id", "result_file_path", "aspen_file_path", "config_file_path"):
                 value = call.response.get(key)
                 if isinstance(value, str) and value.strip():
                     references.add(value.strip())
-        if call.name == GET_RESULT and isinstance(call.arguments.get("run_id"), str):
-            references.add(call.arguments["run_id"].strip())
+        if call.name == GET_RESULT and isinstance(call.arguments.get(RESULT_FILE_PATH), str):
+            references.add(call.arguments[RESULT_FILE_PATH].strip())
     for ref in sorted(references, key=len, reverse=True):
         if ref:
             answer = answer.replace(ref, " ")
@@ -328,7 +336,7 @@ def quality_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
                 hits += 1
         reported = hits / len(task.expected_output)
     else:
-        result_values = list(_numeric_leaves(results))
+        result_values = [value for *_, value in numeric_cells(results)]
         reported = 1.0 if any(number_matches(n, v) for n in numbers for v in result_values) else 0.0
 
     considered = [n for n in numbers if not n.is_small_int]

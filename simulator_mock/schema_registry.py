@@ -13,6 +13,7 @@ from typing import Any
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from simulator_mock.blocks import BLOCK_CLASSES
 from simulator_mock.errors import (
     InvalidNumberError,
     MalformedRequestError,
@@ -22,23 +23,8 @@ from simulator_mock.errors import (
     UnsupportedOptionError,
 )
 
-#: Block types with a model, in the order the schema list shows them.
-BLOCK_TYPES: tuple[str, ...] = (
-    "Mixer",
-    "FSplit",
-    "Heater",
-    "Pump",
-    "Valve",
-    "Compr",
-    "Flash2",
-    "Sep",
-    "HeatX",
-    "RStoic",
-    "RPlug",
-    "RCSTR",
-    "DSTWU",
-    "RadFrac",
-)
+#: Block types with a model, in the order the schema list shows them (derived from the block classes).
+BLOCK_TYPES: tuple[str, ...] = tuple(BLOCK_CLASSES)
 SCHEMA_PARTS: tuple[str, ...] = ("base", *BLOCK_TYPES)
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 _MAX_MESSAGE = 600

@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from simulator_mock.blocks.base import Block
-from simulator_mock.blocks.rplug import valid_phase
+from simulator_mock.blocks.rplug import TIME, valid_phase
 from simulator_mock.errors import SpecificationError, UnsupportedOptionError
 from simulator_mock.kinetics import GibbsData, check_balanced
 from simulator_mock.reactor_models import Contents, TankResult, named_reactions, solve_tank, solve_tank_energy
+from simulator_mock.result_sheet import POWER, PRESSURE, TEMPERATURE, BlockView, Rows
+from simulator_mock.schemas.fields import (
+    DUTY_UNITS,
+    PRES_MEANING,
+    PRES_UNITS,
+    TEMP_UNITS,
+    block_entry,
+    num,
+    section,
+    string,
+    units,
+)
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, read_pair
+
+#: Unit of volumes on result sheets (the METCBAR set's volume unit).
+VOLUME = "cum"
 
 #: SPEC_OPT -> what it fixes besides the pressure.
 SPEC_OPTS = {"TEMP": "temperature", "DUTY": "duty"}
@@ -49,6 +64,16 @@ class RCSTR(Block):
     """
 
     type_name = "RCSTR"
+    listing_order = 14
+    description = (
+        "Continuous stirred-tank reactor with POWERLAW kinetic and equilibrium reactions. Ports: F(IN) one "
+        "or more, P(OUT) one."
+    )
+    not_written: ClassVar[dict[str, str]] = {
+        "LIQ1_VOL, LIQ1_VOL_UNITS": "first-liquid volume: the mock does not report liquid-liquid splits",
+        "SALT_VOL, SALT_VOL_UNITS": "salt volume: electrolytes are not simulated",
+        "COND_VOL, COND_VOL_UNITS, COND_RES_TIM, COND_RES_TIM_UNITS": "condensed (solid) phase: no solids",
+    }
 
     def parse(self, data: dict[str, Any]) -> None:
         spec = data["SPEC_DATA"]
@@ -158,3 +183,90 @@ class RCSTR(Block):
         if liq is None:
             self.report["liquid_volume_m3"] = 0.0
         return {name: out}
+
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_RCSTR_data`` part of the schema."""
+        props: dict[str, Any] = {
+            "PRES_VALUE": num(f"Reactor pressure, in PRES_UNITS: {PRES_MEANING}."),
+            "PRES_UNITS": units("pressure", PRES_UNITS),
+            "SPEC_OPT": string(
+                "TEMP: temperature (TEMP_VALUE); DUTY: heat duty (DUTY_VALUE, 0 = adiabatic); "
+                "VFRAC is refused."
+            ),
+            "NPHASE": string("Valid phases: 1 (one phase, PHASE) or 2 (vapour-liquid); 3 is refused."),
+            "PHASE": string("With NPHASE 1: V or L (default L)."),
+            "TEMP_VALUE": num("Reactor temperature, in TEMP_UNITS (SPEC_OPT TEMP)."),
+            "TEMP_UNITS": units("temperature", TEMP_UNITS),
+            "DUTY_VALUE": num("Heat duty, in DUTY_UNITS (SPEC_OPT DUTY)."),
+            "DUTY_UNITS": units("duty", DUTY_UNITS),
+            "VFRAC": num("Vapour fraction (SPEC_OPT VFRAC, refused)."),
+            "SPEC_TYPE": string(
+                "VOLUME (reactor volume, VOL_VALUE); residence-time and phase-volume types are refused."
+            ),
+            "SPEC_PHASE": string("Phase of a phase-volume specification (not simulated)."),
+            "REACT_VOL_VALUE": num("Phase volume (not simulated)."),
+            "REACT_VOL_UNITS": string("Unit of the phase volume."),
+            "REACT_VOL_FR": num("Phase volume fraction (not simulated)."),
+            "PH_RES_TIME_VALUE": num("Phase residence time (not simulated)."),
+            "PH_RES_TIME_UNITS": string("Unit of the phase residence time."),
+            "VOL_VALUE": num("Reactor volume, in VOL_UNITS (SPEC_TYPE VOLUME).", exclusiveMinimum=0),
+            "VOL_UNITS": units("volume", ["cum", "l"]),
+            "RES_TIME_VALUE": num(
+                "Residence time (SPEC_TYPE RES-TIME, refused: no time unit can be written)."
+            ),
+            "RES_TIME_UNITS": string("Unit of the residence time."),
+            "CHK_MASSTR": string("Mass-transfer option (ignored)."),
+            "REACSYS": string("Reaction system (informative)."),
+            "RXN_ID": {
+                "type": "object",
+                "description": "Reaction sets used: {index: set id of the reactions section}.",
+                "additionalProperties": {"type": "string"},
+            },
+        }
+        for key in (
+            "SUBBYPASS",
+            "LOWER",
+            "SUB_RRSBN",
+            "SUB_STDDEV",
+            "S_OPT",
+            "USER_SLOWER",
+            "USER_SVALUE",
+            "AGITRATE",
+            "IMPELLR_DIAM",
+        ):
+            props[f"{key}_VALUE"] = num("Solids / agitation input (ignored by the mock).")
+            props[f"{key}_UNITS"] = string("Its unit.")
+        for key in ("CRYSTSYS", "AGITATOR", "OPT_PSD", "CONST_METHOD", "OPT_SUBPSD", "OPT_OVERALL"):
+            props[key] = string(
+                "Solids / crystallisation / agitation option (CRYSTSYS refused, the others ignored)."
+            )
+        props["POWERNUMBER"] = num("Agitator power number (ignored).")
+        spec = {
+            "type": "object",
+            "properties": props,
+            "dependencies": {
+                "TEMP_VALUE": ["TEMP_UNITS"],
+                "DUTY_VALUE": ["DUTY_UNITS"],
+                "VOL_VALUE": ["VOL_UNITS"],
+                "PRES_VALUE": ["PRES_UNITS"],
+            },
+        }
+        entry = block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=True)
+        return section("RCSTR", cls.description, entry)
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """Rows of the ``<BLOCK>_result`` sheet: outlet state, duty, volumes and residence times."""
+        d = b.doc
+        out = b.outlet()
+        rows.add("B_TEMP", d.get("outlet_temperature_C"), TEMPERATURE)
+        rows.add("B_PRES", d.get("outlet_pressure_bar"), PRESSURE)
+        rows.add("B_VFRAC", out.doc.get("vapor_fraction") if out else None)
+        rows.add("QCALC", d.get("duty_kW"), POWER)
+        rows.add("QNET", d.get("duty_kW"), POWER)
+        rows.add("OT_VOL", d.get("reactor_volume_m3"), VOLUME)
+        rows.add("VAP_VOL", d.get("vapor_volume_m3"), VOLUME)
+        rows.add("LIQ_VOL", d.get("liquid_volume_m3"), VOLUME)
+        rows.add("TOT_RES_TIME", d.get("residence_time_hr"), TIME)
+        rows.add("VAP_RES_TIME", d.get("vapor_residence_time_hr"), TIME)

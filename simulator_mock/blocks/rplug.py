@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -11,8 +11,21 @@ from simulator_mock.blocks.base import Block
 from simulator_mock.errors import SpecificationError, UnsupportedOptionError
 from simulator_mock.kinetics import GibbsData, check_balanced
 from simulator_mock.reactor_models import Contents, integrate_plug, named_reactions
+from simulator_mock.result_sheet import POWER, TEMPERATURE, BlockView, Rows
+from simulator_mock.schemas.fields import (
+    PRES_MEANING,
+    PRES_UNITS,
+    block_entry,
+    num,
+    section,
+    string,
+    units,
+)
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, read_pair, to_si
+
+#: Unit of residence times on result sheets (the METCBAR set's time unit).
+TIME = "hr"
 
 #: CONFIG_DATA.PHASE -> the contents model (one forced phase, or vapour-liquid equilibrium).
 PHASES = {None: "VL", "": "VL", "V-L": "VL", "VL": "VL", "V": "V", "L": "L"}
@@ -39,6 +52,15 @@ class RPlug(Block):
     """
 
     type_name = "RPlug"
+    listing_order = 13
+    description = (
+        "Plug-flow reactor integrating the POWERLAW reactions of the sets it names (isothermal or "
+        "adiabatic). Ports: F(IN) one or more, P(OUT) one."
+    )
+    not_written: ClassVar[dict[str, str]] = {
+        "COOLANT_TIN, COOLANT_TIN_UNITS, COOLANT_VIN": "coolant inlet state: reactors with a coolant are not "
+        "simulated (TYPE T-SPEC or ADIABATIC only)",
+    }
 
     def parse(self, data: dict[str, Any]) -> None:
         spec = data["SPEC_DATA"]
@@ -156,3 +178,112 @@ class RPlug(Block):
                 f"{self.where}: the integration consumed more {self.ctx.cids[i]} than the feed holds"
             )
         return np.maximum(out, 0.0)
+
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_RPlug_data`` part of the schema."""
+        spec = {
+            "type": "object",
+            "properties": {
+                "TYPE": string(
+                    "T-SPEC: reactor at a specified temperature; ADIABATIC: no heat exchanged. Coolant and "
+                    "heat-flux types are refused.",
+                    ["T-SPEC", "ADIABATIC", "TCOOL-SPEC", "CO-COOL", "COUNTER-COOL"],
+                ),
+                "OPT_TSPEC": string(
+                    "With T-SPEC: CONST-TEMP (REAC_TEMP); TEMP-PROF is refused.", ["CONST-TEMP", "TEMP-PROF"]
+                ),
+                "REAC_TEMP": num(
+                    "Reactor temperature in C (written without a unit: the METCBAR set's C); "
+                    "read with T-SPEC.",
+                    minimum=-273.15,
+                ),
+            },
+            "required": ["TYPE", "OPT_TSPEC", "REAC_TEMP"],
+        }
+        config = {
+            "type": "object",
+            "properties": {
+                "PHASE": {
+                    "type": ["string", "null"],
+                    "description": (
+                        "Valid phase of the contents: V (vapour only), L (liquid only), "
+                        "null / '' / V-L (vapour-liquid)."
+                    ),
+                },
+                "CHK_NTUBE": string("YES: NTUBE tubes of LENGTH and DIAM; NO: one tube.", ["YES", "NO"]),
+                "NTUBE": {"type": "integer", "minimum": 1, "description": "Number of tubes (CHK_NTUBE YES)."},
+                "LENGTH": num(
+                    "Reactor (tube) length in m (written without a unit: METCBAR).", exclusiveMinimum=0
+                ),
+                "DIAM": num(
+                    "Reactor (tube) diameter in m (written without a unit: METCBAR).", exclusiveMinimum=0
+                ),
+            },
+            "required": ["PHASE", "CHK_NTUBE", "LENGTH", "DIAM"],
+        }
+        reac = {
+            "type": "object",
+            "properties": {
+                "REACSYS": string("Reaction system (informative)."),
+                "RXN_ID": {
+                    "type": "object",
+                    "description": "Reaction sets used: {index: set id of the reactions section}.",
+                    "additionalProperties": {"type": "string"},
+                },
+            },
+            "required": ["REACSYS", "RXN_ID"],
+        }
+        pres = {
+            "type": "object",
+            "properties": {
+                "OPT_PDROP": {
+                    "type": ["string", "null"],
+                    "description": "Pressure-drop option (informative).",
+                },
+                "PRES_VALUE": num(f"Reactor inlet pressure, in PRES_UNITS: {PRES_MEANING}."),
+                "PRES_UNITS": units("pressure", PRES_UNITS),
+                "PDROP_VALUE": num(
+                    "Pressure drop across the reactor, in PDROP_UNITS (default 0).", minimum=0
+                ),
+                "PDROP_UNITS": units("pressure drop", PRES_UNITS),
+                "DP_FCOR": string(
+                    "Friction correlation (not modelled: only PDROP_VALUE drops the pressure)."
+                ),
+                "DP_MULT": num("Friction multiplier (not modelled)."),
+            },
+            "required": ["PRES_VALUE", "PRES_UNITS", "DP_FCOR", "DP_MULT"],
+            "dependencies": {"PDROP_VALUE": ["PDROP_UNITS"]},
+        }
+        cat = {
+            "type": "object",
+            "properties": {
+                "CAT_PRESENT": string("YES: a catalyst bed fills the reactor.", ["YES", "NO"]),
+                "IGN_CAT_VOL": string(
+                    "YES: the catalyst volume is ignored (the fluid fills the reactor).", ["YES", "NO"]
+                ),
+                "BED_VOIDAGE": num(
+                    "Bed voidage: the fluid's share of the volume with a catalyst.", minimum=0, maximum=1
+                ),
+                "CATWT_VALUE": num("Catalyst loading (not needed with REAC-VOL rates)."),
+                "CATWT_UNITS": string("Unit of the catalyst loading."),
+                "CAT_RHO_VALUE": num("Particle density (not needed with REAC-VOL rates)."),
+                "CAT_RHO_UNITS": string("Unit of the particle density."),
+            },
+            "required": ["CAT_PRESENT", "IGN_CAT_VOL", "BED_VOIDAGE"],
+        }
+        entry = block_entry(
+            {"SPEC_DATA": spec, "CONFIG_DATA": config, "REAC_DATA": reac, "PRES_DATA": pres, "CAT_DATA": cat},
+            ["SPEC_DATA", "CONFIG_DATA", "REAC_DATA", "PRES_DATA", "CAT_DATA"],
+            closed=False,
+        )
+        return section("RPlug", cls.description, entry)
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """Rows of the ``<BLOCK>_result`` sheet: duty, temperature range, residence time."""
+        d = b.doc
+        rows.add("QCALC", d.get("duty_kW"), POWER)
+        rows.add("TMIN", d.get("minimum_temperature_C"), TEMPERATURE)
+        rows.add("TMAX", d.get("maximum_temperature_C"), TEMPERATURE)
+        rows.add("RES_TIME", d.get("residence_time_hr"), TIME)
