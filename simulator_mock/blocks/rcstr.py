@@ -161,7 +161,8 @@ class RCSTR(Block):
             T = solve_tank_energy(energy, feed.T, where)
         result = tank(T)
         out = self.flash(name, result.flows, "outlet", T=T, P=P)
-        self.heat = out.enthalpy_flow - feed.H_total
+        # a specified duty is the duty (the temperature was solved to it); else what the energy balance needs
+        self.heat = float(self.Q) if self.spec_opt == "DUTY" else out.enthalpy_flow - feed.H_total  # type: ignore[arg-type]
         state = result.state
         vap = state.phases.get("V")
         liq = state.phases.get("L")
