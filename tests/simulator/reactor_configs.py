@@ -10,6 +10,13 @@ BUTANES = [
     {"cid": "IC4", "name": "C4H10-2", "cas_number": "75-28-5", "database_name": "ISOBUTANE"},
 ]
 
+WGS_COMPONENTS = [
+    {"cid": "CO", "name": "CO", "cas_number": "630-08-0", "database_name": "CARBON-MONOXIDE"},
+    {"cid": "H2O", "name": "H2O", "cas_number": "7732-18-5", "database_name": "WATER"},
+    {"cid": "CO2", "name": "CO2", "cas_number": "124-38-9", "database_name": "CARBON-DIOXIDE"},
+    {"cid": "H2", "name": "H2", "cas_number": "1333-74-0", "database_name": "HYDROGEN"},
+]
+
 
 def feed(T_C: float, P_bar: float, flows_kmol_hr: dict[str, float]) -> dict[str, Any]:
     """A TP feed with component molar flows."""

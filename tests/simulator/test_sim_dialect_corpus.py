@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from reactor_configs import WGS_COMPONENTS, feed, powerlaw, rcstr_data, reactor_config, rplug_data
 from sim_helpers import assert_closed
 
 from simulator_mock import SimulationError, run_config
@@ -438,11 +439,75 @@ VALID: dict[str, Callable[[], Config]] = {
             ],
         },
     ),
+    # RPlug and RCSTR with reaction sets, design specs
+    "rplug T-SPEC vapour kinetic": lambda: reactor_config(
+        "RPlug", rplug_data(10.0, 0.5, T_C=100.0), powerlaw(k=0.05), feed(100, 1, {"NC4": 100})
+    ),
+    "rplug adiabatic multitube catalyst bed Arrhenius": lambda: _rplug_bed(),
+    "rplug reversible shift kPa": lambda: reactor_config(
+        "RPlug",
+        _kpa(rplug_data(20.0, 0.5, T_C=626.85, phase=None)),
+        powerlaw(
+            reactype="REVERSIBLE", k=50.0, reactants={"CO": -1, "H2O": -1}, products={"CO2": 1, "H2": 1}
+        ),
+        feed(626.85, 10, {"CO": 50, "H2O": 50}),
+        components=WGS_COMPONENTS,
+    ),
+    "rcstr TEMP liquid kinetic litres": lambda: reactor_config(
+        "RCSTR",
+        _litres(rcstr_data(0.5, T_C=25.0, P_bar=20.0, phase="L")),
+        powerlaw(k=1e-3, phase="L"),
+        feed(25, 20, {"NC4": 10}),
+    ),
+    "rcstr DUTY adiabatic": lambda: reactor_config(
+        "RCSTR", rcstr_data(2.0, duty_kW=0.0), powerlaw(k=0.05), feed(100, 1, {"NC4": 100})
+    ),
+    "rcstr two-phase equilibrium": lambda: reactor_config(
+        "RCSTR",
+        rcstr_data(1.0, T_C=626.85, P_bar=10.0, nphase="2"),
+        powerlaw(reactype="EQUILIBRIUM", reactants={"CO": -1, "H2O": -1}, products={"CO2": 1, "H2": 1}),
+        feed(626.85, 10, {"CO": 50, "H2O": 50}),
+        components=WGS_COMPONENTS,
+    ),
+    "design spec on a reactor volume": lambda: _design_spec(),
     # flowsheets
     "recycle with a convergence section": recycle,
     "recycle with Aspen's default convergence": lambda: without(recycle(), "convergence"),
     **{f"example {name}": build for name, build in EXAMPLES.items()},
 }
+
+
+def _kpa(data: Config) -> Config:
+    data["PRES_DATA"].update({"PRES_VALUE": 1000.0, "PRES_UNITS": "kPa"})
+    return data
+
+
+def _litres(data: Config) -> Config:
+    data["SPEC_DATA"].update({"VOL_VALUE": 500.0, "VOL_UNITS": "l"})
+    return data
+
+
+def _rplug_bed() -> Config:
+    data = rplug_data(5.0, 0.1, P_bar=0.0)
+    data["CONFIG_DATA"].update({"CHK_NTUBE": "YES", "NTUBE": 100})
+    data["CAT_DATA"].update({"CAT_PRESENT": "YES", "IGN_CAT_VOL": "NO", "BED_VOIDAGE": 0.4})
+    data["PRES_DATA"].update({"PDROP_VALUE": 10.0, "PDROP_UNITS": "kPa"})
+    return reactor_config("RPlug", data, powerlaw(k=5e5, E_cal_mol=10000.0), feed(100, 1, {"NC4": 100}))
+
+
+def _design_spec() -> Config:
+    config = reactor_config("RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(k=0.05), feed(100, 1, {"NC4": 100}))
+    config["design_specs"] = {
+        "DS-1": {
+            "sampled_variables": [
+                {"variable_name": "FA", "variable_type": "MOLE-FLOW", "stream": "PRO-1", "component": "NC4"}
+            ],
+            "objective_function": {"EXPR1": "1 - FA/100", "EXPR2": "0.3", "TOL": 1e-4},
+            "manipulated_variables": [{"variable_type": "BLOCK-VAR", "block": "R1", "variable_name": "VOL"}],
+            "bounds": {"LOWER": 0.1, "UPPER": 100.0},
+        }
+    }
+    return config
 
 
 def _fresh(build: Callable[[], Config]) -> Callable[[], Config]:
@@ -480,6 +545,8 @@ def test_corpus_covers_every_block_type_and_option() -> None:
         "Sep",
         "HeatX",
         "RStoic",
+        "RPlug",
+        "RCSTR",
         "DSTWU",
         "RadFrac",
     }
@@ -573,6 +640,16 @@ def _old_dialect_flow() -> Config:
         "FLOW_VALUE": {"WATER": 100.0},
     }
     return config
+
+
+def _rplug() -> Config:
+    return reactor_config(
+        "RPlug", rplug_data(10.0, 0.5, T_C=100.0), powerlaw(k=0.05), feed(100, 1, {"NC4": 100})
+    )
+
+
+def _rcstr() -> Config:
+    return reactor_config("RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(k=0.05), feed(100, 1, {"NC4": 100}))
 
 
 def _set(base: Callable[[], Config], path: str, value: Any) -> Callable[[], Config]:
@@ -850,15 +927,45 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         "UnsupportedOption",
         ["blocks_RadFrac_data.C1.DESIGN_SPEC_DATA"],
     ),
-    "reactions section": (
-        _set(heater, "reactions", {"R-1": {"type": "POWERLAW"}}),
+    "LHHW reaction set": (
+        _set(_rplug, "reactions/R-1/type", "LHHW"),
         "UnsupportedOption",
-        ["reactions"],
+        ["reactions.R-1.type", "LHHW"],
     ),
-    "design_specs section": (
-        _set(heater, "design_specs", {"DS-1": {}}),
+    "equilibrium reaction in RPlug": (
+        _set(_rplug, "reactions/R-1/REAC_DATA/0/REACTYPE", "EQUIL"),
         "UnsupportedOption",
-        ["design_specs"],
+        ["reactions.R-1", "RPlug"],
+    ),
+    "reactor names an unknown reaction set": (
+        _set(_rplug, "blocks_RPlug_data/R1/REAC_DATA/RXN_ID/1", "R-9"),
+        "InvalidSpecification",
+        ["blocks_RPlug_data.R1.REAC_DATA.RXN_ID.1", "R-9"],
+    ),
+    "activation energy unit the service cannot write": (
+        _set(_rplug, "reactions/R-1/REAC_DATA/0/ACT_ENERGY_UNITS", "kJ/mol"),
+        "UnknownUnit",
+        ["ACT_ENERGY_UNITS", "kJ/mol"],
+    ),
+    "RCSTR residence-time specification": (
+        _set(_rcstr, "blocks_RCSTR_data/R1/SPEC_DATA/SPEC_TYPE", "RES-TIME"),
+        "UnsupportedOption",
+        ["blocks_RCSTR_data.R1.SPEC_DATA.SPEC_TYPE", "RES-TIME"],
+    ),
+    "design_specs section without its parts": (
+        _set(heater, "design_specs", {"DS-1": {}}),
+        "SchemaValidationError",
+        ["design_specs.DS-1"],
+    ),
+    "design spec varying a stream": (
+        _set(_design_spec, "design_specs/DS-1/manipulated_variables/0/variable_type", "STREAM-VAR"),
+        "UnsupportedOption",
+        ["design_specs.DS-1.manipulated_variables[0].variable_type", "STREAM-VAR"],
+    ),
+    "design spec expression with an unknown name": (
+        _set(_design_spec, "design_specs/DS-1/objective_function/EXPR1", "1 - FB/100"),
+        "InvalidSpecification",
+        ["design_specs.DS-1.objective_function.EXPR1", "FB"],
     ),
     "unsupported tear method": (
         _set(recycle, "convergence/conv_options/tear_method", "BROYDEN"),
@@ -871,9 +978,9 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         ["convergence", "tear_data"],
     ),
     "block type the mock does not model": (
-        _set(heater, "blocks/0/type", "RPlug"),
+        _set(heater, "blocks/0/type", "RBatch"),
         "UnsupportedBlockType",
-        ["blocks[0].type", "RPlug"],
+        ["blocks[0].type", "RBatch"],
     ),
     "property method the mock does not model": (
         _set(heater, "property_methods/0/method_name", "WILSON"),
