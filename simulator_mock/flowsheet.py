@@ -132,6 +132,9 @@ class Flowsheet:
                 loops.append(self._solve_loop(step, streams, stream_data))
             else:
                 self._run_block(step.blocks[0], streams)
+        for name, block in self.blocks.items():
+            check_time(f"block {name}")
+            block.finalize()
         return Solution(streams, self.blocks, loops)
 
     def _run_block(self, name: str, streams: dict[str, Stream]) -> None:

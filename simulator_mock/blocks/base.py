@@ -142,6 +142,11 @@ class Block(ABC):
     def result_rows(b: BlockView, rows: Rows) -> None:
         """Add the rows of the ``<BLOCK>_result`` sheet from the block's results view ``b``."""
 
+    def finalize(self) -> None:
+        """Work that only reports on the solved state and changes no outlet (a profile, a check): the
+        flowsheet calls it once after every block and recycle loop has converged, so that recycle iterations
+        do not repeat it. Default: nothing."""
+
     def result(self, outlets: dict[str, Stream]) -> dict[str, Any]:
         """Results-document entry; common fields plus what :meth:`run` put in ``self.report``."""
         main = self.primary_outlet(outlets)

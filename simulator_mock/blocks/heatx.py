@@ -200,14 +200,22 @@ class HeatX(Block):
                     f"{self.where}.SPEC_DATA: the spec makes heat flow from the cold to the hot side "
                     f"({Q / 1000:.6g} kW)"
                 )
-        self.report = {"duty_kW": Q / 1000.0, **self._thermal(hot, cold, hot_out, cold_out, Q)}
+        self._solved = (hot, cold, hot_out, cold_out, Q)
+        self.report = {"duty_kW": Q / 1000.0, **self._thermal(hot, cold, hot_out, cold_out, Q, profile=False)}
         return {ho: hot_out, co: cold_out}
+
+    def finalize(self) -> None:
+        """The temperature profile along the exchanger (minimum approach, temperature-cross check) of the
+        solved state: it takes about 60 flashes, so recycle iterations leave it to this final pass."""
+        solved = getattr(self, "_solved", None)
+        if solved is not None:
+            self.report.update(self._thermal(*solved, profile=True))
 
     def _side(self, name: str, inlet: Stream, P: float, Q: float, what: str) -> Stream:
         return self.flash(name, inlet.flows, what, P=P, H=(inlet.enthalpy_flow + Q) / inlet.total)
 
     def _thermal(
-        self, hot: Stream, cold: Stream, hot_out: Stream, cold_out: Stream, Q: float
+        self, hot: Stream, cold: Stream, hot_out: Stream, cold_out: Stream, Q: float, profile: bool = True
     ) -> dict[str, Any]:
         if self.countercurrent:
             dT1, dT2 = hot.T - cold_out.T, hot_out.T - cold.T
@@ -224,6 +232,8 @@ class HeatX(Block):
         }
         if Q == 0.0:
             return {**result, "lmtd_C": None, "ua_kW_K": 0.0}
+        if not profile:
+            return result
         approach, where, T_hot, T_cold = self._pinch(hot, cold, hot_out, cold_out, Q)
         result.update({"min_approach_C": approach, "pinch_duty_fraction": where})
         if approach <= self.min_approach:
