@@ -126,8 +126,9 @@ def converge(
             x_next = q * x + (1.0 - q) * g
             rho = _steady_ratio(ratios)
             if rho is not None and wait <= 0:
-                # the errors shrink geometrically (a q bound or a coupled mode holds Wegstein back): jump to the
-                # limit of the geometric sequence (Aitken / dominant-eigenvalue extrapolation), then re-estimate
+                # the errors shrink geometrically (a q bound or a coupled mode holds Wegstein back): jump
+                # to the limit of the geometric sequence (Aitken / dominant-eigenvalue extrapolation), then
+                # re-estimate
                 x_next = x_next + rho / (1.0 - rho) * (x_next - x)
                 wait = 2
             wait -= 1

@@ -146,6 +146,7 @@ class Block(ABC):
         """Work that only reports on the solved state and changes no outlet (a profile, a check): the
         flowsheet calls it once after every block and recycle loop has converged, so that recycle iterations
         do not repeat it. Default: nothing."""
+        return None
 
     def result(self, outlets: dict[str, Stream]) -> dict[str, Any]:
         """Results-document entry; common fields plus what :meth:`run` put in ``self.report``."""
