@@ -110,7 +110,7 @@ class Expression:
             if isinstance(node, ast.UnaryOp):
                 return -ev(node.operand) if isinstance(node.op, ast.USub) else ev(node.operand)
             if isinstance(node, ast.Constant):
-                return float(node.value)
+                return float(node.value)  # type: ignore[arg-type]  # numbers only (checked)
             if isinstance(node, ast.Name):
                 return upper[node.id.upper()]
             assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)

@@ -10,7 +10,7 @@ Brent's method around it). Every right-hand side and residual checks the run's t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -320,7 +320,7 @@ def solve_tank(
 
 
 def solve_tank_energy(
-    energy_residual: callable,  # type: ignore[valid-type]
+    energy_residual: Callable[[float], float],
     T_start: float,
     where: str,
     T_bounds: tuple[float, float] = (200.0, 1500.0),

@@ -130,10 +130,11 @@ class RCSTR(Block):
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"])
         name = self.outlet_name("P(OUT)")
+        flows: np.ndarray = feed.flows  # type: ignore[assignment]  # None only without feed streams
         P = self.pressure(self.P_value, self.P_units, "SPEC_DATA.PRES_VALUE", feed.P)
         if feed.empty:
             self.report = {"reactions": []}
-            return {name: Stream(name, feed.flows, self.T or feed.T_hint, P, None)}
+            return {name: Stream(name, flows, self.T or feed.T_hint, P, None)}
         contents = Contents(self.package, self.valid, f"block {self.name} contents")
         where = f"block {self.name}"
         last: dict[str, Any] = {}
@@ -141,10 +142,10 @@ class RCSTR(Block):
         def tank(T: float) -> TankResult:
             result = (
                 solve_tank(
-                    contents, self.reactions, self.gibbs, feed.flows, T, P, self.volume, where, last.get("xi")
+                    contents, self.reactions, self.gibbs, flows, T, P, self.volume, where, last.get("xi")
                 )
                 if self.reactions
-                else TankResult(feed.flows, np.zeros(0), contents.evaluate(feed.flows, T, P))
+                else TankResult(flows, np.zeros(0), contents.evaluate(flows, T, P))
             )
             last["xi"] = result.extents
             return result

@@ -119,6 +119,7 @@ class RPlug(Block):
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"])
         name = self.outlet_name("P(OUT)")
+        flows: np.ndarray = feed.flows  # type: ignore[assignment]  # None only without feed streams
         P_in = self.pressure(self.P_value, self.P_units, "PRES_DATA.PRES_VALUE", feed.P)
         P_out = P_in - self.drop
         if P_out <= 0:
@@ -127,8 +128,7 @@ class RPlug(Block):
             )
         if feed.empty:
             self.report = {"residence_time_hr": 0.0, "reactions": []}
-            return {name: Stream(name, feed.flows, self.T_spec or feed.T_hint, P_out, None)}
-        flows = feed.flows
+            return {name: Stream(name, flows, self.T_spec or feed.T_hint, P_out, None)}
         if self.T_spec is not None:
             T_in = self.T_spec
         elif abs(P_in - feed.P) > 1e-9 * feed.P:
