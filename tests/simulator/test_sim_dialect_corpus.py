@@ -25,6 +25,7 @@ from simulator_mock.examples import (
     flowsheet,
     heat_exchanger,
     heater,
+    reactor_recycle,
     recycle,
     sep,
     shortcut_column,
@@ -470,6 +471,7 @@ VALID: dict[str, Callable[[], Config]] = {
         components=WGS_COMPONENTS,
     ),
     "design spec on a reactor volume": lambda: _design_spec(),
+    "kinetic reactor with recycle": reactor_recycle,
     # flowsheets
     "recycle with a convergence section": recycle,
     "recycle with Aspen's default convergence": lambda: without(recycle(), "convergence"),
