@@ -20,6 +20,7 @@ from simulator_mock.errors import (
     UnknownComponentError,
     UnknownPropertyMethodError,
 )
+from simulator_mock.liquid_enthalpy import CpLiquid, cp_liquid_data
 from simulator_mock.multiphase import VLLE, Phase, Split
 
 #: Aspen property method names -> (liquid model, vapour model).
@@ -321,7 +322,7 @@ class PropertyPackage:
             liquid = CEOSLiquid(eos, eos_kwargs, **common)
         else:
             gas = IdealGas(HeatCapacityGases=correlations.HeatCapacityGases, T=T, P=P, zs=zs)
-            liquid = GibbsExcessLiquid(
+            liquid = (CpLiquid if self.caloric_basis == "Hvap" else GibbsExcessLiquid)(
                 VaporPressures=correlations.VaporPressures,
                 HeatCapacityGases=correlations.HeatCapacityGases,
                 VolumeLiquids=correlations.VolumeLiquids,
@@ -333,6 +334,8 @@ class PropertyPackage:
                 P=P,
                 zs=zs,
             )
+        if isinstance(liquid, CpLiquid):
+            liquid.cp_liquid = cp_liquid_data(list(constants.Tcs), correlations)
         if n == 1:
             flasher = FlashPureVLS(constants, correlations, liquids=[liquid], gas=gas, solids=[])
         else:
