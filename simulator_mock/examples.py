@@ -435,6 +435,44 @@ def recycle(method: str = "WEGSTEIN") -> Config:
     return config
 
 
+def three_phase_flash(method: str = "NRTL") -> Config:
+    """Water, benzene and nitrogen flashed at 40 C and 1 atm: vapour, a benzene-rich 1st liquid and an
+    aqueous 2nd liquid (Flash3, water as the 2nd liquid's key component)."""
+    return flowsheet(
+        "Three-phase flash",
+        [WATER, BENZENE, NITROGEN],
+        method,
+        {"F3": "Flash3"},
+        {"F3": {"FEED-1": "F(IN)", "VAP-1": "V(OUT)", "ORG-1": "L1(OUT)", "AQ-1": "L2(OUT)"}},
+        {"FEED-1": feed(25.0, 1.01325, {"WATER": 40.0, "BENZENE": 40.0, "N2": 20.0})},
+        blocks_Flash3_data={"F3": {"SPEC_DATA": {**tp(40.0, 1.0, "atm"), "L2_COMP": "WATER"}}},
+    )
+
+
+def decanter(method: str = "NRTL") -> Config:
+    """Water and benzene settled at 25 C and 1 atm: a benzene-rich 1st liquid and an aqueous 2nd liquid."""
+    return flowsheet(
+        "Decanter",
+        [WATER, BENZENE],
+        method,
+        {"D1": "Decanter"},
+        {"D1": {"FEED-1": "F(IN)", "ORG-1": "L1(OUT)", "AQ-1": "L2(OUT)"}},
+        {"FEED-1": feed(25.0, 1.01325, {"WATER": 50.0, "BENZENE": 50.0})},
+        blocks_Decanter_data={
+            "D1": {
+                "SPEC_DATA": {
+                    "TEMP_VALUE": 25.0,
+                    "TEMP_UNITS": "C",
+                    "PRES_VALUE": 1.0,
+                    "PRES_UNITS": "atm",
+                    "L2_COMPS": ["WATER"],
+                    "L2_CUTOFF": 0.5,
+                }
+            }
+        },
+    )
+
+
 N_BUTANE = {"cid": "NC4", "name": "C4H10-1", "cas_number": "106-97-8", "database_name": "N-BUTANE"}
 ISOBUTANE = {"cid": "IC4", "name": "C4H10-2", "cas_number": "75-28-5", "database_name": "ISOBUTANE"}
 
@@ -522,4 +560,6 @@ EXAMPLES = {
     "column": column,
     "process_train": process_train,
     "recycle": recycle,
+    "three_phase_flash": three_phase_flash,
+    "decanter": decanter,
 }

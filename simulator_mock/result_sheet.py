@@ -48,6 +48,10 @@ class BlockView:
                 return item
         return None
 
+    def overall(self) -> dict[str, float] | None:
+        """Mole fractions of all outlet material together (Aspen's F_<CID> rows)."""
+        return _overall((p.doc for p in self.outlets), self.cids)
+
     def min_inlet_pressure(self) -> float | None:
         flowing = [p.doc for p in self.inlets if p.doc.get("molar_flow_kmol_hr", 0.0) > 0.0]
         pressures = [d["pressure_bar"] for d in flowing or [p.doc for p in self.inlets]]

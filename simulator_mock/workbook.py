@@ -74,6 +74,32 @@ def _mass_vapor_fraction(doc: dict[str, Any], MWs: dict[str, float]) -> float | 
 _PHASES = {"liquid": "Liquid", "vapor": "Vapor", "mixed": "Mixed"}
 
 
+#: Stream Summary rows written when a stream of the run carries two liquid phases (after Molar Liquid
+#: Fraction): the mole fraction of the stream in each liquid, and Aspen's 1st-liquid-to-total-liquid ratio.
+LIQUID_LIQUID_ROWS = ("Molar 1st Liquid Fraction", "Molar 2nd Liquid Fraction", "1st Liquid / Total Liquid")
+
+
+def _liquid_liquid_rows(
+    docs: list[dict[str, Any]], per_stream: Callable[[Callable[[dict[str, Any]], Any]], list[Any]]
+) -> list[tuple[str, str | None, list[Any]]]:
+    """The liquid-liquid rows, only when a stream has two liquids (a vapour-liquid run keeps its layout)."""
+    if not any("liquid2_fraction" in d for d in docs):
+        return []
+
+    def first(d: dict[str, Any]) -> float:
+        return float(d.get("liquid1_fraction", 1.0 - d["vapor_fraction"]))
+
+    def second(d: dict[str, Any]) -> float:
+        return float(d.get("liquid2_fraction", 0.0))
+
+    def ratio(d: dict[str, Any]) -> float | None:
+        liquid = first(d) + second(d)
+        return first(d) / liquid if liquid > 0 else None
+
+    getters = (first, second, ratio)
+    return [(label, None, per_stream(get)) for label, get in zip(LIQUID_LIQUID_ROWS, getters, strict=True)]
+
+
 def _stream_summary(results: dict[str, Any]) -> list[list[Any]]:
     """Rows of the Stream Summary sheet (header first), as ``DataFrame.to_excel(index=True)`` lays it out."""
     streams: dict[str, dict[str, Any]] = results.get("streams", {})
@@ -102,6 +128,7 @@ def _stream_summary(results: dict[str, Any]) -> list[list[Any]]:
         ("Pressure", PRESSURE, per_stream(lambda d: d.get("pressure_bar"), False)),
         ("Molar Vapor Fraction", None, per_stream(lambda d: d.get("vapor_fraction"))),
         ("Molar Liquid Fraction", None, per_stream(lambda d: 1.0 - d["vapor_fraction"])),
+        *_liquid_liquid_rows(docs, per_stream),
         ("Mass Vapor Fraction", None, per_stream(lambda d: _mass_vapor_fraction(d, MWs))),
         ("Molar Enthalpy", MOLAR_ENTHALPY, per_stream(lambda d: d["molar_enthalpy_kJ_mol"] * 1000.0)),
         ("Mass Enthalpy", MASS_ENTHALPY, per_stream(mass_enthalpy)),

@@ -38,10 +38,10 @@ HERE = Path(__file__).resolve().parent
 PORTS = {
     "F(IN)": "feed inlet of any block (a block may have several)",
     "P(OUT)": "product outlet of single-outlet blocks (Mixer, Heater, Pump, Valve, Compr, RStoic); every outlet of FSplit and Sep (one stream per branch)",
-    "V(OUT)": "vapour outlet of Flash2",
+    "V(OUT)": "vapour outlet of Flash2 and Flash3",
     "L(OUT)": "liquid outlet of Flash2",
-    "L1(OUT)": "first liquid outlet (three-phase blocks; none of the mock's blocks uses it)",
-    "L2(OUT)": "second liquid outlet (three-phase blocks; none of the mock's blocks uses it)",
+    "L1(OUT)": "1st liquid outlet of Flash3 and Decanter",
+    "L2(OUT)": "2nd liquid outlet of Flash3 and Decanter",
     "VD(OUT)": "vapour distillate of RadFrac (partial condenser)",
     "LD(OUT)": "liquid distillate of RadFrac (total condenser)",
     "B(OUT)": "bottoms of a column (RadFrac, DSTWU)",

@@ -14,6 +14,7 @@ from sim_helpers import assert_closed
 from simulator_mock import SimulationError, run_config
 from simulator_mock.examples import (
     ADIABATIC,
+    BENZENE,
     EXAMPLES,
     METHANE,
     METHANOL,
@@ -104,6 +105,32 @@ def flash(**spec: Any) -> Config:
         stream(T=(60.0, "C"), P=(1.0, "atm"), amounts=MEOH_WATER),
         [METHANOL, WATER],
         ports={"FEED-1": "F(IN)", "VAP-1": "V(OUT)", "LIQ-1": "L(OUT)"},
+    )
+
+
+WATER_BENZENE = {"WATER": 50.0, "BENZENE": 50.0}
+THREE_PHASE_PORTS = {"FEED-1": "F(IN)", "VAP-1": "V(OUT)", "ORG-1": "L1(OUT)", "AQ-1": "L2(OUT)"}
+
+
+def flash3(method: str = "NRTL", **spec: Any) -> Config:
+    return single(
+        "Flash3",
+        {"SPEC_DATA": spec},
+        stream(T=(25.0, "C"), P=(1.0, "atm"), amounts=WATER_BENZENE),
+        [WATER, BENZENE],
+        method=method,
+        ports=THREE_PHASE_PORTS,
+    )
+
+
+def decanter(**spec: Any) -> Config:
+    data = {"PRES_VALUE": 1.0, "PRES_UNITS": "atm", "L2_COMPS": ["WATER"], "L2_CUTOFF": 0.5, **spec}
+    return single(
+        "Decanter",
+        {"SPEC_DATA": data},
+        stream(T=(25.0, "C"), P=(1.0, "atm"), amounts=WATER_BENZENE),
+        [WATER, BENZENE],
+        ports={"FEED-1": "F(IN)", "ORG-1": "L1(OUT)", "AQ-1": "L2(OUT)"},
     )
 
 
@@ -472,6 +499,23 @@ VALID: dict[str, Callable[[], Config]] = {
     ),
     "design spec on a reactor volume": lambda: _design_spec(),
     "kinetic reactor with recycle": reactor_recycle,
+    # three-phase blocks
+    "flash3 TP two liquids": lambda: flash3(**tp(25.0, 1.0, "atm")),
+    "flash3 TP UNIFAC, water the 2nd liquid's key": lambda: flash3(
+        "UNIFAC", **tp(30.0, 1.0, "atm"), L2_COMP="WATER"
+    ),
+    "flash3 PV bubble point": lambda: flash3(
+        SPEC_OPT="PV", PRES_VALUE=1.0, PRES_UNITS="atm", VFRAC_VALUE=0.0
+    ),
+    "flash3 PV three phases": lambda: flash3(
+        SPEC_OPT="PV", PRES_VALUE=1.0, PRES_UNITS="atm", VFRAC_VALUE=0.3
+    ),
+    "flash3 PD heated": lambda: flash3(
+        SPEC_OPT="PD", PRES_VALUE=0.0, PRES_UNITS="bar", DUTY_VALUE=600.0, DUTY_UNITS="kW"
+    ),
+    "flash3 TV": lambda: flash3(SPEC_OPT="TV", TEMP_VALUE=60.0, TEMP_UNITS="C", VFRAC_VALUE=0.2),
+    "decanter at a temperature": lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C"),
+    "decanter with a duty": lambda: decanter(DUTY_VALUE=-50.0, DUTY_UNITS="kW", PRES_VALUE=0.0),
     # flowsheets
     "recycle with a convergence section": recycle,
     "recycle with Aspen's default convergence": lambda: without(recycle(), "convergence"),
@@ -551,7 +595,15 @@ def test_corpus_covers_every_block_type_and_option() -> None:
         "RCSTR",
         "DSTWU",
         "RadFrac",
+        "Flash3",
+        "Decanter",
     }
+    flash3_options = {
+        c["blocks_Flash3_data"][b]["SPEC_DATA"]["SPEC_OPT"]
+        for c in configs
+        for b in c.get("blocks_Flash3_data", {})
+    }
+    assert flash3_options == {"TP", "PD", "TV", "PV"}
     heater_options = {
         c["blocks_Heater_data"][b]["SPEC_DATA"]["SPEC_OPT"]
         for c in configs
@@ -978,6 +1030,33 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         _drop(recycle, "convergence/tear_data"),
         "SchemaValidationError",
         ["convergence", "tear_data"],
+    ),
+    "Decanter with both a temperature and a duty": (
+        lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C", DUTY_VALUE=0.0, DUTY_UNITS="kW"),
+        "SchemaValidationError",
+        ["blocks_Decanter_data.B1.SPEC_DATA"],
+    ),
+    "Decanter without key components": (
+        _drop(
+            lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C"), "blocks_Decanter_data/B1/SPEC_DATA/L2_COMPS"
+        ),
+        "SchemaValidationError",
+        ["blocks_Decanter_data.B1.SPEC_DATA", "L2_COMPS"],
+    ),
+    "Decanter key component that is not a component": (
+        lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C", L2_COMPS=["TOLUENE"]),
+        "InvalidSpecification",
+        ["blocks_Decanter_data.B1.SPEC_DATA.L2_COMPS", "TOLUENE"],
+    ),
+    "Flash3 L2_COMP that is not a component": (
+        lambda: flash3(**tp(25.0, 1.0, "atm"), L2_COMP="TOLUENE"),
+        "InvalidSpecification",
+        ["blocks_Flash3_data.B1.SPEC_DATA.L2_COMP", "TOLUENE"],
+    ),
+    "Flash3 SPEC_OPT TD": (
+        lambda: flash3(SPEC_OPT="TD", TEMP_VALUE=25.0, TEMP_UNITS="C", DUTY_VALUE=0.0, DUTY_UNITS="kW"),
+        "UnsupportedOption",
+        ["blocks_Flash3_data.B1.SPEC_DATA.SPEC_OPT", "TD"],
     ),
     "block type the mock does not model": (
         _set(heater, "blocks/0/type", "RBatch"),
