@@ -407,3 +407,28 @@ def test_reactor_recycle_example_closes() -> None:
     product = results["streams"]["PRO-1"]["component_flows_kmol_hr"]
     assert product["NC4"] + product["IC4"] == pytest.approx(100.0, rel=1e-6)  # isomerisation keeps the moles
     assert results["convergence"]["loops"][0]["iterations"] <= 30
+
+
+def test_design_spec_run_through_the_real_routes(inproc: Any) -> None:
+    """POST /run-aspen-simulation with a design spec, then read the reactor's sheet via /get-aspen-result."""
+    config = reactor_config("RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(k=K_RATE), feed(100, 1, {"NC4": 100}))
+    config["design_specs"] = _spec(0.5)
+    answer = inproc.post("/run-aspen-simulation", json=config)
+    assert answer.status_code == 200, answer.text
+    body = inproc.get("/get-aspen-result", params={"file_path": answer.json()["result_file_path"]}).json()
+    sheet = {r["Parameter"]: r["Value"] for r in body["data"]["R1_result"]["data"]}
+    Q = F_NC4 / 3.6 * R * 373.15 / 1e5
+    assert sheet["OT_VOL"] == pytest.approx(Q / K_RATE, rel=1e-4)
+    summary = body["data"]["Stream Summary"]["data"]
+    row = next(r for r in summary if r["Unnamed: 0"] == "NC4" and r["Units"] == "kmol/hr")
+    assert row["PRO-1"] == pytest.approx(50.0, abs=1e-3)
+
+
+def test_unreachable_design_spec_answers_the_real_failure_shape(inproc: Any) -> None:
+    config = reactor_config("RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(k=K_RATE), feed(100, 1, {"NC4": 100}))
+    config["design_specs"] = _spec(0.5, lower=0.1, upper=5.0)
+    answer = inproc.post("/run-aspen-simulation", json=config)
+    assert answer.status_code == 201
+    body = answer.json()
+    assert body["success"] is False and body["error_code"] == "NotConverged"
+    assert "design_specs.DS-1" in body["error_message"]
