@@ -411,7 +411,9 @@ def test_reactor_recycle_example_closes() -> None:
 
 def test_design_spec_run_through_the_real_routes(inproc: Any) -> None:
     """POST /run-aspen-simulation with a design spec, then read the reactor's sheet via /get-aspen-result."""
-    config = reactor_config("RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(k=K_RATE), feed(100, 1, {"NC4": 100}))
+    config = reactor_config(
+        "RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(k=K_RATE), feed(100, 1, {"NC4": 100})
+    )
     config["design_specs"] = _spec(0.5)
     answer = inproc.post("/run-aspen-simulation", json=config)
     assert answer.status_code == 200, answer.text
@@ -425,7 +427,9 @@ def test_design_spec_run_through_the_real_routes(inproc: Any) -> None:
 
 
 def test_unreachable_design_spec_answers_the_real_failure_shape(inproc: Any) -> None:
-    config = reactor_config("RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(k=K_RATE), feed(100, 1, {"NC4": 100}))
+    config = reactor_config(
+        "RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(k=K_RATE), feed(100, 1, {"NC4": 100})
+    )
     config["design_specs"] = _spec(0.5, lower=0.1, upper=5.0)
     answer = inproc.post("/run-aspen-simulation", json=config)
     assert answer.status_code == 201
