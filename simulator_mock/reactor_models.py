@@ -261,15 +261,21 @@ def solve_tank(
     def outlet(xi: np.ndarray) -> np.ndarray:
         return flows_in + xi @ nu
 
-    def residual(xi: np.ndarray) -> np.ndarray:
+    # a reaction whose feed lacks what it needs in both directions cannot proceed: its extent stays 0
+    active = np.flatnonzero(upper - lower > 1e-12 * total)
+
+    def residual(x: np.ndarray) -> np.ndarray:
         check_time(where)
+        xi = np.zeros(m)
+        xi[active] = x
         F = np.maximum(outlet(xi), floor)
         state = contents.evaluate(F, T, P)
         rates = reaction_rates(reactions, state, T, ln_Ks)
-        res = np.empty(m)
-        for j, r in enumerate(reactions):
+        res = np.empty(len(active))
+        for k, j in enumerate(active):
+            r = reactions[j]
             if r.kinetic:
-                res[j] = (xi[j] - rates[j] * volume) / span[j]
+                res[k] = (xi[j] - rates[j] * volume) / span[j]
             else:
                 entry = state.phases.get(r.phase)
                 if entry is None:
@@ -277,7 +283,7 @@ def solve_tank(
                         f"{where}: equilibrium reaction {r.label} is in phase {r.phase}, which the reactor "
                         "contents do not have"
                     )
-                res[j] = ln_quotient(r, entry[0]) - float(ln_Ks[j])  # type: ignore[arg-type]
+                res[k] = ln_quotient(r, entry[0]) - float(ln_Ks[j])  # type: ignore[arg-type]
         return res
 
     x0 = (
@@ -286,37 +292,38 @@ def solve_tank(
         else lower
         + 0.5 * (upper - lower) * np.array([0.0 if r.kind == "KINETIC" else 1.0 for r in reactions])
     )
-    x0 = np.clip(x0, lower, upper)
-    if (upper - lower <= 0).any():
-        # a reaction without its reactants (or products) in the feed cannot proceed in that direction
-        lower = np.minimum(lower, upper - 1e-300)
-    try:
-        sol = least_squares(
-            residual,
-            x0,
-            bounds=(lower, upper + 1e-300),
-            x_scale=span,
-            xtol=1e-14,
-            ftol=1e-14,
-            gtol=1e-14,
-            max_nfev=400,
-        )
-    except SimulationError:
-        raise
-    except Exception as exc:
-        raise ConvergenceError(
-            f"{where}: the stirred-tank balances failed ({type(exc).__name__}: {exc})"
-        ) from None
-    if float(np.max(np.abs(sol.fun))) > 1e-7:
-        raise ConvergenceError(
-            f"{where}: the stirred-tank balances did not converge (largest scaled residual "
-            f"{float(np.max(np.abs(sol.fun))):.3g})"
-        )
-    F = outlet(sol.x)
+    x0 = np.clip(x0, lower, upper)[active]
+    extents = np.zeros(m)
+    if active.size:
+        lo, hi = lower[active], upper[active]
+        try:
+            sol = least_squares(
+                residual,
+                np.clip(x0, lo, hi),
+                bounds=(lo, np.maximum(hi, lo + 1e-300)),
+                x_scale=span[active],
+                xtol=1e-14,
+                ftol=1e-14,
+                gtol=1e-14,
+                max_nfev=400,
+            )
+        except SimulationError:
+            raise
+        except Exception as exc:
+            raise ConvergenceError(
+                f"{where}: the stirred-tank balances failed ({type(exc).__name__}: {exc})"
+            ) from None
+        worst = float(np.max(np.abs(sol.fun)))
+        if worst > 1e-7:
+            raise ConvergenceError(
+                f"{where}: the stirred-tank balances did not converge (largest scaled residual {worst:.3g})"
+            )
+        extents[active] = sol.x
+    F = outlet(extents)
     if (-1e-9 * total > F).any():
         raise ConvergenceError(f"{where}: the stirred-tank solution has negative flows")
     F = np.maximum(F, 0.0)
-    return TankResult(F, sol.x, contents.evaluate(F, T, P))
+    return TankResult(F, extents, contents.evaluate(F, T, P))
 
 
 def solve_tank_energy(

@@ -436,3 +436,15 @@ def test_unreachable_design_spec_answers_the_real_failure_shape(inproc: Any) -> 
     body = answer.json()
     assert body["success"] is False and body["error_code"] == "NotConverged"
     assert "design_specs.DS-1" in body["error_message"]
+
+
+@pytest.mark.parametrize(("reactype", "reacts"), [("KINETIC", False), ("REVERSIBLE", True), ("EQUIL", True)])
+def test_cstr_fed_only_the_product(reactype: str, reacts: bool) -> None:
+    """Forward-only kinetics cannot run without the reactant; reversible and equilibrium ones run backwards."""
+    config = reactor_config(
+        "RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(reactype=reactype, k=K_RATE), feed(100, 1, {"IC4": 100})
+    )
+    results = run_config(config)
+    back = results["streams"]["PRO-1"]["component_flows_kmol_hr"]["NC4"]
+    assert (back > 0.1) is reacts and back >= 0.0
+    assert_closed(results)
