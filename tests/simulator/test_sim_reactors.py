@@ -440,7 +440,7 @@ def test_unreachable_design_spec_answers_the_real_failure_shape(inproc: Any) -> 
 
 @pytest.mark.parametrize(("reactype", "reacts"), [("KINETIC", False), ("REVERSIBLE", True), ("EQUIL", True)])
 def test_cstr_fed_only_the_product(reactype: str, reacts: bool) -> None:
-    """Forward-only kinetics cannot run without the reactant; reversible and equilibrium ones run backwards."""
+    """Forward-only kinetics cannot run without the reactant; reversible and equilibrium ones run back."""
     config = reactor_config(
         "RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(reactype=reactype, k=K_RATE), feed(100, 1, {"IC4": 100})
     )
