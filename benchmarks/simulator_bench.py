@@ -1,7 +1,8 @@
 """Benchmark of the simulator service: latency per flowsheet kind, throughput, overhead against the engine.
 
 Starts ``python -m simulator_mock`` on a free loopback port, then prints p50/p95 latency of
-POST /run-aspen-simulation per flowsheet kind (single unit, 4-unit train, RadFrac column, recycle),
+POST /run-aspen-simulation per flowsheet kind (single unit, 4-unit train, RadFrac column, recycle, a
+three-phase flash: vapour and two liquids),
 requests/s of single-unit runs with 8 concurrent clients, and the ratio of the service's p50 to
 calling ``simulator_mock.run_config`` directly in this process on the same flowsheet. Every run's time
 includes writing its files (config, output and the .xlsx results workbook); the p50 of building and
@@ -33,7 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # run from anywhere, installed or not
 
 from simulator_mock import run_config  # noqa: E402
-from simulator_mock.examples import column, heater, process_train, recycle  # noqa: E402
+from simulator_mock.examples import column, heater, process_train, recycle, three_phase_flash  # noqa: E402
 from simulator_mock.workbook import write_workbook  # noqa: E402
 
 KINDS: dict[str, Callable[[], dict[str, Any]]] = {
@@ -41,6 +42,7 @@ KINDS: dict[str, Callable[[], dict[str, Any]]] = {
     "train (Pump-Heater-Valve-Flash2)": process_train,
     "column (RadFrac 15 stages)": column,
     "recycle (4 blocks, Wegstein)": recycle,
+    "three-phase flash (Flash3, water/benzene/N2)": three_phase_flash,
 }
 TARGETS = {"single unit (Heater)": 20.0, "column (RadFrac 15 stages)": 250.0}
 #: Service p50 over in-process engine p50, per flowsheet kind.
