@@ -1,9 +1,10 @@
 """Benchmark of the simulator service: latency per flowsheet kind, throughput, overhead against the engine.
 
 Starts ``python -m simulator_mock`` on a free loopback port, then prints p50/p95 latency of
-POST /run-aspen-simulation per flowsheet kind (single unit, 4-unit train, RadFrac column, recycle, a kinetic
-reactor with recycle, and the shipped methanol loop of task test-hard-03: 11 blocks with compressors, RStoic,
-HeatX, flashes and a recycle; the heavy kinds are timed over fewer requests),
+POST /run-aspen-simulation per flowsheet kind (single unit, 4-unit train, RadFrac column, recycle, a
+three-phase flash: vapour and two liquids, a kinetic reactor with recycle, and the shipped methanol loop of
+task test-hard-03: 11 blocks with compressors, RStoic, HeatX, flashes and a recycle; the heavy kinds are
+timed over fewer requests),
 requests/s of single-unit runs with 8 concurrent clients, and the ratio of the service's p50 to
 calling ``simulator_mock.run_config`` directly in this process on the same flowsheet. Every run's time
 includes writing its files (config, output and the .xlsx results workbook); the p50 of building and
@@ -35,7 +36,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # run from anywhere, installed or not
 
 from simulator_mock import run_config  # noqa: E402
-from simulator_mock.examples import column, heater, process_train, reactor_recycle, recycle  # noqa: E402
+from simulator_mock.examples import (  # noqa: E402
+    column,
+    heater,
+    process_train,
+    reactor_recycle,
+    recycle,
+    three_phase_flash,
+)
 from simulator_mock.workbook import write_workbook  # noqa: E402
 
 KINDS: dict[str, Callable[[], dict[str, Any]]] = {
@@ -43,6 +51,7 @@ KINDS: dict[str, Callable[[], dict[str, Any]]] = {
     "train (Pump-Heater-Valve-Flash2)": process_train,
     "column (RadFrac 15 stages)": column,
     "recycle (4 blocks, Wegstein)": recycle,
+    "three-phase flash (Flash3, water/benzene/N2)": three_phase_flash,
     "reactor + recycle (RCSTR, Sep)": reactor_recycle,
 }
 

@@ -351,6 +351,8 @@ def _rachford_rice(
         Haa, Hac, Hcc = np.sum(z * a * a / t**2), np.sum(z * a * c / t**2), np.sum(z * c * c / t**2)
         H = np.array([[Haa, Hac], [Hac, Hcc]])
         idx = [k for k in range(2) if active[k]]
+        if not idx or max(abs(g[k]) for k in idx) < 1e-14:
+            break
         step = np.zeros(2)
         sub = H[np.ix_(idx, idx)]
         try:
@@ -374,7 +376,7 @@ def _rachford_rice(
                 changed = True
         if trial.sum() > 1.0:
             trial = trial / trial.sum()
-        done = np.max(np.abs(trial - beta)) < 1e-14
+        done = np.max(np.abs(trial - beta)) < 1e-13
         beta = trial
         if done and not changed:
             break

@@ -506,7 +506,28 @@ WORKBOOKS: list[tuple[Callable[[], dict[str, Any]], str, str, Callable[[list[str
             "TOT_RES_TIME!", "VAP_RES_TIME!",
         ),
     ),
+    (
+        examples.three_phase_flash,
+        "F3",
+        "Flash3",
+        lambda c: with_units(
+            "B_TEMP!", "B_PRES!", "B_VFRAC", "MVFRAC", "QCALC!", "QNET!", "LIQ_RATIO", "PDROP!"
+        ) + per_cid("F X1 X2 Y K1 K2", c),
+    ),
+    (
+        examples.decanter,
+        "D1",
+        "Decanter",
+        lambda c: with_units("B_TEMP!", "B_PRES!", "QCALC!", "QNET2!", "LIQ_RATIO", "PDROP!")
+        + per_cid("F X1 X2 B_K", c),
+    ),
 ]  # fmt: skip
+
+
+def test_every_block_type_has_a_workbook_case() -> None:
+    """A block type added to simulator_mock/blocks/ must get its <BLOCK>_result rows checked here."""
+    elsewhere = {"FSplit", "RStoic"}  # their sheets are checked in the recycle and reactor tests below
+    assert {w[2] for w in WORKBOOKS} | elsewhere == set(BLOCK_TYPES)
 
 
 def workbook_rows(path: str | Path) -> dict[str, list[tuple[Any, ...]]]:
