@@ -165,13 +165,13 @@ class PhaseState:
 class PhaseModels:
     """Thermo phase objects and flasher for one subset of a package's components."""
 
-    def __init__(self, gas: Any, liquid: Any, flasher: Any, Hfs: np.ndarray) -> None:
+    def __init__(self, gas: Any, liquid: Any, flasher: Any, Hfs: np.ndarray, Tcs: list[float | None]) -> None:
         self.gas = gas
         self.liquid = liquid
         self.flasher = flasher
         self.Hfs = Hfs
         self.ideal_gas = type(gas).__name__ == "IdealGas"
-        self.vlle = VLLE(gas, liquid, self.ideal_gas, Hfs)
+        self.vlle = VLLE(gas, liquid, self.ideal_gas, Hfs, Tcs)
         self._can_split: bool | None = None
 
     def can_split(self, n: int) -> bool:
@@ -340,7 +340,7 @@ class PropertyPackage:
             flasher = FlashPureVLS(constants, correlations, liquids=[liquid], gas=gas, solids=[])
         else:
             flasher = FlashVL(constants, correlations, liquid=liquid, gas=gas)
-        return PhaseModels(gas, liquid, flasher, self.Hfs[list(idx)])
+        return PhaseModels(gas, liquid, flasher, self.Hfs[list(idx)], list(constants.Tcs))
 
     def _excess_model(self, constants: Any, idx: tuple[int, ...], T: float, zs: list[float]) -> Any:
         from thermo import NRTL, UNIFAC, IdealSolution
