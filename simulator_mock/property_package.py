@@ -469,7 +469,15 @@ class PropertyPackage:
                 if not multiphase:
                     raise
                 res = None  # thermo's vapour-liquid flash failed: the multiphase search starts from scratch
-            if multiphase and len(idx) > 1:
+            unbalanced = (
+                res is not None
+                and len(idx) > 1
+                and set(spec) in _VLLE_SPECS
+                and not _balanced(self._vl_split(res, float(res.T), float(res.P)), sub)
+            )
+            if (multiphase or unbalanced) and len(idx) > 1:
+                # thermo's saturation flashes can return the phases of another saturation point (their
+                # amounts do not add up to the feed): the search over isothermal flashes replaces them
                 found = self._vlle_states(idx, sub, spec, res)
                 if found is not None:
                     state, vapor, liquids = found
