@@ -463,8 +463,8 @@ def decanter(method: str = "NRTL") -> Config:
                 "SPEC_DATA": {
                     "TEMP_VALUE": 25.0,
                     "TEMP_UNITS": "C",
-                    "PRES_VALUE": 1.0,
-                    "PRES_UNITS": "atm",
+                    "PRES_VALUE": 1.01325,
+                    "PRES_UNITS": "bar",
                     "L2_COMPS": ["WATER"],
                     "L2_CUTOFF": 0.5,
                 }

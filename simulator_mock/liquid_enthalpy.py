@@ -95,9 +95,19 @@ class CpLiquid(GibbsExcessLiquid):  # type: ignore[misc]
             return self._Hvaps  # type: ignore[no-any-return]
         except AttributeError:
             pass
-        values = list(super().Hvaps())
-        for data in self.cp_liquid:
-            values[data.index] = data.Hvap_effective(self.T)
+        if not self.cp_liquid:
+            return super().Hvaps()  # type: ignore[no-any-return]
+        T = self.T
+        Cpig_integrals = self.Cpig_integrals_pure()  # from T_REF, cached by the phase
+        by_index = {data.index: data for data in self.cp_liquid}
+        values = []
+        for i in range(self.N):
+            data = by_index.get(i)
+            if data is not None and data.T_switch >= T:
+                values.append(Cpig_integrals[i] - data.H_liquid(T))
+            else:
+                Hvap = self.EnthalpyVaporizations[i](T) or 0.0
+                values.append(Hvap + (data.offset if data is not None else 0.0))
         self._Hvaps = values
         return values
 
@@ -106,8 +116,17 @@ class CpLiquid(GibbsExcessLiquid):  # type: ignore[misc]
             return self._dHvaps_dT  # type: ignore[no-any-return]
         except AttributeError:
             pass
-        values = list(super().dHvaps_dT())
-        for data in self.cp_liquid:
-            values[data.index] = data.dHvap_effective_dT(self.T)
+        if not self.cp_liquid:
+            return super().dHvaps_dT()  # type: ignore[no-any-return]
+        T = self.T
+        Cpigs = self.Cpigs_pure()
+        by_index = {data.index: data for data in self.cp_liquid}
+        values = []
+        for i in range(self.N):
+            data = by_index.get(i)
+            if data is not None and data.T_switch >= T:
+                values.append(Cpigs[i] - float(data.Cp_liquid(T)))
+            else:
+                values.append(float(self.EnthalpyVaporizations[i].T_dependent_property_derivative(T) or 0.0))
         self._dHvaps_dT = values
         return values

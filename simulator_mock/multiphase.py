@@ -75,11 +75,15 @@ class VLLE:
         vl_flash: the package's vapour-liquid flash ``(spec) -> thermo result``, used as a starting point.
     """
 
-    def __init__(self, gas: Any, liquid: Any, ideal_gas: bool, Hfs: np.ndarray) -> None:
+    def __init__(
+        self, gas: Any, liquid: Any, ideal_gas: bool, Hfs: np.ndarray, Tcs: list[float | None]
+    ) -> None:
         self.gas = gas
         self.liquid = liquid
         self.ideal_gas = ideal_gas
         self.Hfs = Hfs
+        #: critical temperatures [K]: a trial liquid rich in a supercritical component is a gas, not a liquid
+        self.Tcs = np.array([float(Tc) if Tc else 0.0 for Tc in Tcs])
 
     # ---- fugacities ------------------------------------------------------------------------------
 
@@ -105,6 +109,8 @@ class VLLE:
         (its Gibbs energy of mixing is not convex in composition)."""
         P = 101325.0
         for T in temperatures:
+            if 0.95 * min(self.Tcs[i], self.Tcs[j]) <= T:
+                continue  # one of the pair is supercritical: no liquid of it to split from
             g = []
             for x in _GRID:
                 xs = np.zeros(n)
@@ -128,7 +134,7 @@ class VLLE:
         d[present] = np.log(xs[present]) + lnphi_x[present]
         best: tuple[float, np.ndarray] | None = None
         for k in range(n):
-            if not present[k]:
+            if not present[k] or 0.95 * self.Tcs[k] <= T:
                 continue
             w = np.where(present, 1e-3 / max(n - 1, 1), 0.0)
             w[k] = 1.0 - 1e-3

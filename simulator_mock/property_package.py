@@ -165,13 +165,13 @@ class PhaseState:
 class PhaseModels:
     """Thermo phase objects and flasher for one subset of a package's components."""
 
-    def __init__(self, gas: Any, liquid: Any, flasher: Any, Hfs: np.ndarray) -> None:
+    def __init__(self, gas: Any, liquid: Any, flasher: Any, Hfs: np.ndarray, Tcs: list[float | None]) -> None:
         self.gas = gas
         self.liquid = liquid
         self.flasher = flasher
         self.Hfs = Hfs
         self.ideal_gas = type(gas).__name__ == "IdealGas"
-        self.vlle = VLLE(gas, liquid, self.ideal_gas, Hfs)
+        self.vlle = VLLE(gas, liquid, self.ideal_gas, Hfs, Tcs)
         self._can_split: bool | None = None
 
     def can_split(self, n: int) -> bool:
@@ -340,7 +340,7 @@ class PropertyPackage:
             flasher = FlashPureVLS(constants, correlations, liquids=[liquid], gas=gas, solids=[])
         else:
             flasher = FlashVL(constants, correlations, liquid=liquid, gas=gas)
-        return PhaseModels(gas, liquid, flasher, self.Hfs[list(idx)])
+        return PhaseModels(gas, liquid, flasher, self.Hfs[list(idx)], list(constants.Tcs))
 
     def _excess_model(self, constants: Any, idx: tuple[int, ...], T: float, zs: list[float]) -> Any:
         from thermo import NRTL, UNIFAC, IdealSolution
@@ -469,7 +469,15 @@ class PropertyPackage:
                 if not multiphase:
                     raise
                 res = None  # thermo's vapour-liquid flash failed: the multiphase search starts from scratch
-            if multiphase and len(idx) > 1:
+            unbalanced = (
+                res is not None
+                and len(idx) > 1
+                and set(spec) in _VLLE_SPECS
+                and not _balanced(self._vl_split(res, float(res.T), float(res.P)), sub)
+            )
+            if (multiphase or unbalanced) and len(idx) > 1:
+                # thermo's saturation flashes can return the phases of another saturation point (their
+                # amounts do not add up to the feed): the search over isothermal flashes replaces them
                 found = self._vlle_states(idx, sub, spec, res)
                 if found is not None:
                     state, vapor, liquids = found

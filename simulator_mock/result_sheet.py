@@ -20,7 +20,10 @@ MOLAR_ENTHALPY, MASS_ENTHALPY = "kJ/kmol", "kJ/kg"
 GRAVITY = 9.80665  # m/s2, for heads
 
 
-LIQ_RATIO_NOTE = "first-liquid / total-liquid ratio: the mock does not report liquid-liquid splits"
+LIQ_RATIO_NOTE = (
+    "first-liquid / total-liquid ratio: written by Flash3 and Decanter only; a split outlet of this block "
+    "reports both liquids in its stream entry and on the Stream Summary"
+)
 
 
 @dataclass

@@ -78,7 +78,7 @@ class HeatX(Block):
     not_written: ClassVar[dict[str, str]] = {
         "CALC_MODEL": "Aspen's calculation-model code: its encoding is not known to the mock",
         "HIN_L1FRAC, HOUT_L1FRAC, CIN_L1FRAC, COUT_L1FRAC": (
-            "first-liquid fractions: the mock does not report liquid-liquid splits"
+            "first-liquid fractions: not written; a split side reports both liquids in its stream entries"
         ),
     }
     inlet_ports: ClassVar[dict[str, Cardinality]] = {"H(IN)": (1, 1), "C(IN)": (1, 1)}

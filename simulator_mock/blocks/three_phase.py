@@ -237,14 +237,15 @@ class Decanter(Block):
         """The ``blocks_Decanter_data`` part, with the real part's fields and its temperature-or-duty rule."""
         props: dict[str, Any] = {
             "TEMP_VALUE": num("Decanter temperature, in TEMP_UNITS (give it or DUTY_VALUE, not both)."),
+            # the real part's unit enums, narrowed to the units the service can write (no F, psi, MW, W)
             "TEMP_UNITS": units("TEMP_VALUE", TEMP_UNITS),
             "PRES_VALUE": num(
                 "Decanter pressure, in PRES_UNITS: > 0 absolute; 0 = the (lowest) inlet pressure (Aspen's convention).",
                 minimum=0,
             ),
-            "PRES_UNITS": units("PRES_VALUE", PRES_UNITS),
+            "PRES_UNITS": units("PRES_VALUE", [u for u in PRES_UNITS if u in ("bar", "kPa", "MPa")]),
             "DUTY_VALUE": num("Heat added, in DUTY_UNITS (0 = adiabatic; give it or TEMP_VALUE, not both)."),
-            "DUTY_UNITS": units("DUTY_VALUE", DUTY_UNITS),
+            "DUTY_UNITS": units("DUTY_VALUE", [u for u in DUTY_UNITS if u == "kW"]),
             "L2_CUTOFF": num(
                 "Key-component mole fraction above which a single liquid is taken as the 2nd liquid (0..1).",
                 minimum=0,

@@ -124,7 +124,7 @@ def flash3(method: str = "NRTL", **spec: Any) -> Config:
 
 
 def decanter(**spec: Any) -> Config:
-    data = {"PRES_VALUE": 1.0, "PRES_UNITS": "atm", "L2_COMPS": ["WATER"], "L2_CUTOFF": 0.5, **spec}
+    data = {"PRES_VALUE": 1.01325, "PRES_UNITS": "bar", "L2_COMPS": ["WATER"], "L2_CUTOFF": 0.5, **spec}
     return single(
         "Decanter",
         {"SPEC_DATA": data},
@@ -1052,6 +1052,15 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         lambda: flash3(**tp(25.0, 1.0, "atm"), L2_COMP="TOLUENE"),
         "InvalidSpecification",
         ["blocks_Flash3_data.B1.SPEC_DATA.L2_COMP", "TOLUENE"],
+    ),
+    "Decanter pressure in atm (outside the real part's enum)": (
+        _set(
+            lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C"),
+            "blocks_Decanter_data/B1/SPEC_DATA/PRES_UNITS",
+            "atm",
+        ),
+        "UnknownUnit",
+        ["blocks_Decanter_data.B1.SPEC_DATA.PRES_UNITS", "atm"],
     ),
     "Flash3 SPEC_OPT TD": (
         lambda: flash3(SPEC_OPT="TD", TEMP_VALUE=25.0, TEMP_UNITS="C", DUTY_VALUE=0.0, DUTY_UNITS="kW"),

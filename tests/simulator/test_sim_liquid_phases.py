@@ -154,7 +154,7 @@ BUTANOL_IN_WATER_X, WATER_IN_BUTANOL_X = 0.0188, 0.509
 
 
 def _decanter(components: list[dict[str, str]], flows: dict[str, float], method: str, **spec: Any) -> dict:
-    data = {"PRES_VALUE": 1.0, "PRES_UNITS": "atm", "L2_COMPS": ["WATER"], "L2_CUTOFF": 0.5, **spec}
+    data = {"PRES_VALUE": 1.01325, "PRES_UNITS": "bar", "L2_COMPS": ["WATER"], "L2_CUTOFF": 0.5, **spec}
     return flowsheet(
         "decanter",
         components,
