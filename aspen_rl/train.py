@@ -331,7 +331,7 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
     from aspen_rl.agent import AspenLitAgent
     from aspen_rl.services import free_port
 
-    multiprocessing.set_start_method("fork", force=True)  # runners are forked (DESIGN.md)
+    multiprocessing.set_start_method("fork", force=True)  # Agent Lightning forks its runners
     agent = AspenLitAgent(settings)
     train, val, llm_proxy = splits.train, splits.val or None, None
     if args.algorithm == "verl":  # tasks as JSON rows; the agent holds the key of VERL's LLM proxy
