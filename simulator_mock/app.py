@@ -6,11 +6,12 @@ import asyncio
 import logging
 import multiprocessing
 import re
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
@@ -24,9 +25,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from simulator_mock import __version__
+from simulator_mock.auth import TokenAuth
+from simulator_mock.cancellation import CancelSlots, busy, init_cancellable_worker, run_cancellable
+from simulator_mock.disconnect import CancelOnDisconnect
+from simulator_mock.errors import TimeLimitError
+from simulator_mock.retention import Retention, cap_stored_file
 from simulator_mock.schema_registry import BLOCK_TYPES, SCHEMA_PARTS, schema
 from simulator_mock.settings import Settings
-from simulator_mock.worker import Outcome, init_worker, simulate_request, warm
+from simulator_mock.worker import Outcome, warm
 
 log = logging.getLogger(__name__)
 RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -78,7 +84,7 @@ class PayloadTooLarge(Exception):
 
 
 class Service:
-    """State of a running service: settings, engine executor, in-memory results."""
+    """State of a running service: settings, engine executor, in-memory results, cancel slots, retention."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -87,10 +93,15 @@ class Service:
         self.warm = False
         self.threads_only = settings.workers == 0
         self.crashes = 0
+        self.slots: CancelSlots | None = None
+        self.retention = Retention(
+            Path(settings.results_dir), settings.retention_max_runs, settings.retention_max_age_s
+        )
 
     def start(self) -> None:
         """Start the engine pool and warm its workers up in the background."""
         self.settings.results_dir.mkdir(parents=True, exist_ok=True)
+        self.retention.sweep(force=True)
         self.executor = self._new_executor()
         self.warm = False
         count = 1 if self.threads_only else self.settings.workers
@@ -103,22 +114,57 @@ class Service:
             future.add_done_callback(done)
 
     def _new_executor(self) -> Executor:
+        size = self.settings.max_in_flight
         if self.threads_only:
-            return ThreadPoolExecutor(max_workers=1, initializer=init_worker, thread_name_prefix="engine")
+            self.slots = CancelSlots(size)
+            return ThreadPoolExecutor(
+                max_workers=1,
+                initializer=init_cancellable_worker,
+                initargs=(self.slots.flags,),
+                thread_name_prefix="engine",
+            )
+        context = multiprocessing.get_context("spawn")
+        self.slots = CancelSlots(size, context)
         return ProcessPoolExecutor(
             max_workers=self.settings.workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=init_worker,
+            mp_context=context,
+            initializer=init_cancellable_worker,
+            initargs=(self.slots.flags,),
         )
 
-    def stop(self) -> None:
-        """Shut the pool down."""
-        if self.executor is not None:
-            self.executor.shutdown(wait=False, cancel_futures=True)
-            self.executor = None
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Stop the pool: cancel queued and running runs, wait for the workers, terminate stragglers.
+
+        Safe to call twice and from every exit path (lifespan end, signal, start-up failure).
+        """
+        executor, self.executor = self.executor, None
+        if executor is None:
+            return
+        if self.slots is not None:
+            for slot in range(len(self.slots.flags)):
+                self.slots.flags[slot] = 1  # running runs stop at their next time check
+        workers = getattr(executor, "_processes", None)  # ProcessPoolExecutor: {pid: Process}
+        processes = list(workers.values()) if isinstance(workers, dict) else []
+        executor.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + timeout_s
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+        for process in processes:
+            if process.is_alive():
+                log.warning("engine worker %s did not stop; terminating it", process.pid)
+                process.terminate()
+                process.join(2.0)
+            if process.is_alive():
+                process.kill()
+                process.join(1.0)
 
     async def simulate(self, body: bytes) -> Outcome:
         """Run one simulation in the pool; a crashed pool is replaced and reported as InternalError.
+
+        Bounded: the engine stops itself at ``request_timeout_s`` (a Timeout failure: the config's
+        fault); a run not started within ``queue_wait_s``, or beyond ``max_in_flight``, is answered
+        503 (never started, safe to retry). If the caller is cancelled (the client disconnected:
+        see :mod:`simulator_mock.disconnect`) the run's cancel flag stops it at its next time check.
 
         The pool normally starts with the app's lifespan. An app used without one (embedded behind
         ``httpx.ASGITransport``, which sends no lifespan events) simulates in a thread of its own process
@@ -127,18 +173,34 @@ class Service:
         if self.executor is None:
             self.threads_only = True
             self.start()
+        assert self.slots is not None
+        slots = self.slots
+        slot = slots.acquire()
+        if slot is None:
+            return busy(f"{self.settings.max_in_flight} runs already in flight")
         loop = asyncio.get_running_loop()
         limit = self.settings.request_timeout_s
-        future = loop.run_in_executor(
-            self.executor, simulate_request, body, str(self.settings.results_dir), limit
-        )
-        try:  # the engine stops itself at the limit; the extra seconds cover a queue wait
-            outcome = await asyncio.wait_for(future, limit + 30.0)
-        except TimeoutError:
-            message = f"no answer from the engine after {limit + 30:g} s; abandoned"
-            return Outcome(
-                422, orjson.dumps({"success": False, "error_type": "Timeout", "error_message": message})
+        wait = self.settings.queue_wait_s
+        try:
+            concurrent = self.executor.submit(  # type: ignore[union-attr]
+                run_cancellable, slot, time.time() + wait, body, str(self.settings.results_dir), limit
             )
+        except RuntimeError:  # the pool is shutting down
+            slots.release(slot)
+            return busy("the service is stopping")
+        concurrent.add_done_callback(lambda _: slots.release(slot))
+        future = asyncio.wrap_future(concurrent, loop=loop)
+        try:  # the engine stops itself at the limit; the extra seconds cover a queue wait
+            outcome = await asyncio.wait_for(asyncio.shield(future), limit + wait + 10.0)
+        except TimeoutError:
+            slots.cancel(slot)
+            message = f"no answer from the engine after {limit + wait + 10:g} s; run cancelled"
+            return Outcome(422, orjson.dumps(TimeLimitError(message).to_response()))
+        except asyncio.CancelledError:
+            if not concurrent.cancel():  # already queued to or running in a worker
+                slots.cancel(slot)
+            log.info("client went away; run in slot %d cancelled", slot)
+            raise
         except BrokenProcessPool:
             self.crashes += 1
             self.threads_only = self.crashes >= 2  # workers that cannot even start: serve from a thread
@@ -151,7 +213,33 @@ class Service:
             self.results[outcome.run_id] = outcome.results
             while len(self.results) > self.settings.results_cache_size:
                 self.results.popitem(last=False)
+        await asyncio.to_thread(self._after_run, outcome)
         return outcome
+
+    def _after_run(self, outcome: Outcome) -> None:
+        """Cap the stored copy of the request body and apply the retention policy."""
+        cap = self.settings.max_stored_input_bytes
+        if cap:
+            with suppress(orjson.JSONDecodeError, TypeError, AttributeError):
+                answer = orjson.loads(outcome.body)
+                for key in ("config_file_path", "aspen_file_path"):
+                    path = answer.get(key)
+                    if isinstance(path, str) and path.endswith(".json"):
+                        cap_stored_file(Path(path), cap)
+        self.retention.sweep()
+
+    def health_extras(self) -> dict[str, Any]:
+        """What /health adds to the contract's keys: load and the results folder's size."""
+        stats = self.retention.stats
+        return {
+            "in_flight": self.slots.in_flight if self.slots is not None else 0,
+            "cancelled_runs": self.slots.cancelled if self.slots is not None else 0,
+            "run_budget_s": self.settings.request_timeout_s,
+            "queue_wait_s": self.settings.queue_wait_s,
+            "results_dir_bytes": stats.bytes,
+            "results_dir_runs": stats.runs,
+            "retention_deleted_runs": stats.deleted_runs,
+        }
 
     async def read_results(self, run_id: str) -> bytes | None:
         """Results document of a run from memory or from its file; None if unknown."""
@@ -229,6 +317,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "version": __version__,
                 "workers": settings.workers,
                 "warm": service.warm,
+                **service.health_extras(),
             }
         )
 
@@ -294,5 +383,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             }
         )
 
+    app.add_middleware(CancelOnDisconnect, paths=frozenset({"/run-aspen-simulation"}))
     app.add_middleware(NeverFail)
+    if settings.token is not None and settings.token.get_secret_value():
+        app.add_middleware(TokenAuth, token=settings.token.get_secret_value())
     return app

@@ -26,6 +26,9 @@ logger = logging.getLogger(__name__)
 # Statuses the run endpoint uses for "the simulation did not succeed" answers (contract):
 # 400 invalid input, 413 body too large, 422 could not be solved.
 _RUN_FAILURE_STATUSES = frozenset({400, 413, 422})
+# The mock answers 503 to a run it refused before starting it (busy): retried even for a run.
+_NOT_STARTED = 503
+TOKEN_HEADER = "X-Aspen-Token"
 
 
 def run_id_from(run_id_or_path: str) -> str:
@@ -63,6 +66,7 @@ class SimulatorClient:
         backoff_s: Delay before the first retry; doubles on each further retry.
         verify_tls: Verify HTTPS certificates (set false for a self-signed real service).
         transport: Optional httpx transport (``httpx.ASGITransport(app)`` runs the mock in-process).
+        token: Shared token sent as ``X-Aspen-Token`` (a mock bound beyond loopback may require it).
     """
 
     def __init__(
@@ -74,6 +78,7 @@ class SimulatorClient:
         backoff_s: float = 0.5,
         verify_tls: bool = True,
         transport: httpx.AsyncBaseTransport | None = None,
+        token: str | None = None,
     ) -> None:
         if timeout_s <= 0:
             raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
@@ -92,7 +97,7 @@ class SimulatorClient:
             timeout=httpx.Timeout(self.timeout_s),
             verify=verify_option(verify_tls),
             transport=transport,
-            headers={"Accept": "application/json"},
+            headers={"Accept": "application/json", **({TOKEN_HEADER: token} if token else {})},
         )
 
     @classmethod
@@ -103,6 +108,7 @@ class SimulatorClient:
             "retries": settings.simulator_retries,
             "backoff_s": settings.simulator_backoff_s,
             "verify_tls": settings.simulator_verify_tls,
+            "token": settings.simulator_token.get_secret_value() if settings.simulator_token else None,
         }
         options.update(kwargs)
         return cls(settings.aspen_simulator_url, **options)
@@ -148,7 +154,7 @@ class SimulatorClient:
                 if not idempotent:
                     raise SimulatorUnavailable(url, self.timeout_s, attempt + 1, last_cause) from exc
                 continue
-            if response.status_code >= 500 and idempotent:
+            if response.status_code >= 500 and (idempotent or response.status_code == _NOT_STARTED):
                 last_cause = f"HTTP {response.status_code}"
                 continue
             return response
