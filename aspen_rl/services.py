@@ -123,14 +123,20 @@ class LocalService(AbstractContextManager["LocalService"]):
         """Terminate the process and its process group (SIGTERM, then SIGKILL after 5 s)."""
         if self._process is None:
             return
+        started = time.monotonic()
         group = self._process.pid  # start_new_session: the group id is the child's pid
         _signal_group(group, signal.SIGTERM)
         try:
             self._process.wait(timeout=5)
         except subprocess.TimeoutExpired:
+            logger.warning("%s did not stop within 5 s of SIGTERM; killing it", self.name)
             self._process.kill()
             self._process.wait(timeout=5)
         _signal_group(group, signal.SIGKILL)  # workers that outlived their parent
+        logger.info(
+            "%s stopped (exit %s) in %.1f s", self.name, self._process.returncode, time.monotonic() - started
+        )
+        self._process = None
 
     def __enter__(self) -> LocalService:
         return self.start()
