@@ -58,7 +58,7 @@ class Settings(BaseSettings):
         aspen_simulator_url: Simulator service root (env ``ASPEN_SIMULATOR_URL``).
         simulator_verify_tls: Verify HTTPS certificates (false for a self-signed real service).
         simulator_timeout_s: Timeout of one simulator request. Keep it above the mock's per-run budget
-            plus its queue wait plus 10 s (20 + 20 + 10 by default): then a slow config is answered
+            plus its queue wait plus 10 s (30 + 20 + 10 by default): then a slow config is answered
             as a Timeout failure (the agent's fault, scored) before the client gives up (which
             would be an infrastructure error, left out of the scores).
         simulator_retries: Extra attempts on connection errors, timeouts and 5xx.
@@ -103,7 +103,7 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ASPEN_SIMULATOR_URL", "aspen_simulator_url"),
     )
     simulator_verify_tls: bool = True
-    simulator_timeout_s: float = Field(default=60.0, gt=0)
+    simulator_timeout_s: float = Field(default=90.0, gt=0)
     simulator_retries: int = Field(default=2, ge=0)
     simulator_backoff_s: float = Field(default=0.5, ge=0)
     simulator_token: SecretStr | None = Field(

@@ -30,12 +30,12 @@ class Settings(BaseSettings):
     )
     max_body_bytes: int = Field(1024 * 1024, gt=0, description="Largest accepted request body (bytes).")
     request_timeout_s: float = Field(
-        20.0,
+        30.0,
         gt=0,
         description=(
             "Per-run time budget (s): a simulation still running after this fails with error Timeout, "
             "the config's fault. Keep run budget + queue_wait_s + 10 below the client's timeout "
-            "(aspen_rl simulator_timeout_s, 60 by default) so a slow config is scored, not lost."
+            "(aspen_rl simulator_timeout_s, 90 by default) so a slow config is scored, not lost."
         ),
     )
     queue_wait_s: float = Field(

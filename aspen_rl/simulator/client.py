@@ -73,7 +73,7 @@ class SimulatorClient:
         self,
         base_url: str = "http://localhost:8002",
         *,
-        timeout_s: float = 60.0,
+        timeout_s: float = 90.0,
         retries: int = 2,
         backoff_s: float = 0.5,
         verify_tls: bool = True,
