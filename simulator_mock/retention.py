@@ -1,16 +1,17 @@
 """Results retention: keep at most N runs and/or runs younger than a max age; cap stored request bodies.
 
-A *run* in the results folder is either a sub-folder, or the group of files whose names share the
-run id before the first ``_`` or ``.`` (``<run_id>.xlsx``, ``<run_id>_config.json``...). The oldest
-runs (by their newest file) are deleted first. The sweep is cheap (one ``scandir``) and runs after
-every simulation, throttled, off the event loop.
+A *run* in the results folder is the group of files whose names carry the same run id (the
+service's ids: ``<yyyymmdd>_<HHMMSS>_<12 hex>`` or 32 hex, e.g. ``config_<id>.json``,
+``aspen_result_export_<id>.xlsx``). Only such files are ever deleted; anything else in the folder is
+counted in its size and left alone. The oldest runs (by their newest file) are deleted first. The
+sweep is cheap (one ``scandir``) and runs after every simulation, throttled, off the event loop.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import shutil
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -31,8 +32,14 @@ class FolderStats:
     swept_at: float = 0.0
 
 
-def _run_key(name: str) -> str:
-    return name.split("_", 1)[0].split(".", 1)[0] or name
+RUN_ID_IN_NAME = re.compile(r"(?<![0-9a-f])([0-9]{8}_[0-9]{6}_[0-9a-f]{12}|[0-9a-f]{32})(?![0-9a-f])")
+"""A run id inside a file name (the routes' time-stamped ids, or the older uuid4 hex ids)."""
+
+
+def run_id_of(name: str) -> str | None:
+    """The run id a results file is named after, or None for a file that is not a run's."""
+    match = RUN_ID_IN_NAME.search(name)
+    return match.group(1) if match else None
 
 
 @dataclass
@@ -62,6 +69,7 @@ class Retention:
             return self.stats  # a sweep is running
         try:
             runs = self._scan()
+            others = runs.pop("", None)
             doomed: list[str] = []
             if self.max_age_s > 0:
                 doomed += [key for key, (newest, _, _) in runs.items() if now - newest > self.max_age_s]
@@ -73,7 +81,7 @@ class Retention:
                     _remove(path)
             size = sum(size for k, (_, size, _) in runs.items() if k not in doomed)
             self.stats = FolderStats(
-                bytes=size,
+                bytes=size + (others[1] if others else 0),
                 runs=len(runs) - len(doomed),
                 deleted_runs=self.stats.deleted_runs + len(doomed),
                 swept_at=now,
@@ -87,34 +95,24 @@ class Retention:
         return self.stats
 
     def _scan(self) -> dict[str, tuple[float, int, list[Path]]]:
-        """``{run key: (newest mtime, bytes, paths)}`` of the folder's entries."""
+        """``{run id: (newest mtime, bytes, paths)}``; files of no run under ``""`` (never deleted)."""
         runs: dict[str, tuple[float, int, list[Path]]] = {}
         if not self.folder.is_dir():
             return runs
         for entry in list(self.folder.iterdir()):
             try:
-                if entry.is_dir() and not entry.is_symlink():
-                    files = [p for p in entry.rglob("*") if p.is_file()]
-                    stats = [p.stat() for p in files]
-                    mtime = max((s.st_mtime for s in stats), default=entry.stat().st_mtime)
-                    size = sum(s.st_size for s in stats)
-                    key = "/" + entry.name
-                else:
-                    st = entry.lstat()
-                    mtime, size, key = st.st_mtime, st.st_size, _run_key(entry.name)
+                st = entry.lstat()
             except OSError:
                 continue  # deleted meanwhile
-            newest, total, paths = runs.get(key, (0.0, 0, []))
-            runs[key] = (max(newest, mtime), total + size, [*paths, entry])
+            key = run_id_of(entry.name) if entry.is_file() else None
+            newest, total, paths = runs.get(key or "", (0.0, 0, []))
+            runs[key or ""] = (max(newest, st.st_mtime), total + st.st_size, [*paths, entry])
         return runs
 
 
 def _remove(path: Path) -> None:
     try:
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            path.unlink(missing_ok=True)
+        path.unlink(missing_ok=True)
     except OSError as exc:
         log.warning("retention: could not delete %s: %s", path, exc)
 

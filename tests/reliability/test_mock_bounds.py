@@ -80,26 +80,25 @@ def test_retention_keeps_the_newest_runs_and_reports_the_size(tmp_path: Path) ->
     folder = tmp_path / "results"
     folder.mkdir()
     now = time.time()
-    for i in range(5):
-        for suffix in (".json", "_input.json"):
-            path = folder / f"run{i}{suffix}"
-            path.write_bytes(b"x" * 100)
-            os.utime(path, (now - 100 + i, now - 100 + i))
+    ids = [f"20261122_2100{i:02d}_{i:012x}" for i in range(5)]
+    for i, run_id in enumerate(ids):
+        for name in (f"config_{run_id}.json", f"aspen_result_export_{run_id}.xlsx"):
+            (folder / name).write_bytes(b"x" * 100)
+            os.utime(folder / name, (now - 100 + i, now - 100 + i))
+    (folder / "README.txt").write_bytes(b"y" * 10)  # not a run's file: counted, never deleted
+    os.utime(folder / "README.txt", (now - 1000, now - 1000))
     stats = Retention(folder, max_runs=3).sweep(force=True)
-    assert sorted(p.name for p in folder.iterdir()) == [
-        "run2.json",
-        "run2_input.json",
-        "run3.json",
-        "run3_input.json",
-        "run4.json",
-        "run4_input.json",
-    ]
-    assert (stats.runs, stats.bytes, stats.deleted_runs) == (3, 600, 2)
-    # An age limit deletes the old ones whatever the count.
-    os.utime(folder / "run4.json", (now, now))
-    os.utime(folder / "run4_input.json", (now, now))
-    stats = Retention(folder, max_runs=0, max_age_s=50).sweep(force=True)
-    assert sorted(p.name for p in folder.iterdir()) == ["run4.json", "run4_input.json"]
+    names = {p.name for p in folder.iterdir()}
+    expected = {f"config_{i}.json" for i in ids[2:]} | {f"aspen_result_export_{i}.xlsx" for i in ids[2:]}
+    assert names == expected | {"README.txt"}
+    assert (stats.runs, stats.bytes, stats.deleted_runs) == (3, 610, 2)
+    # An age limit deletes the old runs whatever the count.
+    for name in (f"config_{ids[4]}.json", f"aspen_result_export_{ids[4]}.xlsx"):
+        os.utime(folder / name, (now, now))
+    Retention(folder, max_runs=0, max_age_s=50).sweep(force=True)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        ["README.txt", f"config_{ids[4]}.json", f"aspen_result_export_{ids[4]}.xlsx"]
+    )
 
 
 def test_stored_input_is_capped(tmp_path: Path) -> None:
