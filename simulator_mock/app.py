@@ -29,6 +29,7 @@ from simulator_mock.auth import TokenAuth
 from simulator_mock.cancellation import CancelSlots, busy, init_cancellable_worker, run_cancellable
 from simulator_mock.disconnect import CancelOnDisconnect
 from simulator_mock.errors import TimeLimitError
+from simulator_mock.openapi import install_openapi
 from simulator_mock.retention import Retention, cap_stored_file
 from simulator_mock.schema_registry import BLOCK_TYPES, SCHEMA_PARTS, schema
 from simulator_mock.settings import Settings
@@ -297,9 +298,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         kinds = {404: "NotFound", 405: "MethodNotAllowed"}
         status = exc.status_code if exc.status_code < 500 else 422
-        return error_response(
+        response = error_response(
             status, kinds.get(exc.status_code, "HTTPError"), f"{request.url.path}: {exc.detail}"
         )
+        response.headers.update(exc.headers or {})  # 405 names the allowed methods (Allow)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def request_error(request: Request, exc: RequestValidationError) -> Response:
@@ -385,6 +388,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_middleware(CancelOnDisconnect, paths=frozenset({"/run-aspen-simulation"}))
     app.add_middleware(NeverFail)
-    if settings.token is not None and settings.token.get_secret_value():
-        app.add_middleware(TokenAuth, token=settings.token.get_secret_value())
+    token = settings.token.get_secret_value() if settings.token is not None else ""
+    if token:
+        app.add_middleware(TokenAuth, token=token)
+    install_openapi(app, token=bool(token))
     return app
