@@ -111,10 +111,14 @@ def _live(process: psutil.Process) -> bool:
 
 def slow_recycle() -> dict:
     """A schema-valid config that keeps the engine busy for tens of seconds: a recycle loop asked to
-    converge to 1e-300 (never reached) within the largest allowed iteration count."""
+    converge to 1e-300 (never reached) within 1000 iterations."""
     from simulator_mock.examples import recycle
 
     config = recycle("DIRECT")
+    options = config.get("convergence", {}).get("conv_options")
+    if isinstance(options, dict):  # the real dialect: convergence.conv_options
+        options.update(tol=1e-300, dir_maxit=1000, weg_maxit=1000)
+        return config
     for holder in (config.get("setup", {}), config):
         if isinstance(holder.get("convergence"), dict):
             holder["convergence"].update(tolerance=1e-300, max_iterations=1000)
