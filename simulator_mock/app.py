@@ -33,7 +33,7 @@ from simulator_mock.openapi import install_openapi
 from simulator_mock.retention import Retention, cap_stored_file
 from simulator_mock.schema_registry import BLOCK_TYPES, SCHEMA_PARTS, schema
 from simulator_mock.settings import Settings
-from simulator_mock.worker import Outcome, warm
+from simulator_mock.worker import Outcome, init_worker, warm
 
 log = logging.getLogger(__name__)
 RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -118,12 +118,7 @@ class Service:
         size = self.settings.max_in_flight
         if self.threads_only:
             self.slots = CancelSlots(size)
-            return ThreadPoolExecutor(
-                max_workers=1,
-                initializer=init_cancellable_worker,
-                initargs=(self.slots.flags,),
-                thread_name_prefix="engine",
-            )
+            return ThreadPoolExecutor(max_workers=1, initializer=init_worker, thread_name_prefix="engine")
         context = multiprocessing.get_context("spawn")
         self.slots = CancelSlots(size, context)
         return ProcessPoolExecutor(
@@ -184,7 +179,13 @@ class Service:
         wait = self.settings.queue_wait_s
         try:
             concurrent = self.executor.submit(  # type: ignore[union-attr]
-                run_cancellable, slot, time.time() + wait, body, str(self.settings.results_dir), limit
+                run_cancellable,
+                slot,
+                time.time() + wait,
+                body,
+                str(self.settings.results_dir),
+                limit,
+                slots.flags if self.threads_only else None,
             )
         except RuntimeError:  # the pool is shutting down
             slots.release(slot)

@@ -25,7 +25,8 @@ BUSY_STATUS = 503
 """Answer to a run refused before it started (every slot taken, or queued too long): safe to retry."""
 
 _flags: Any = None
-"""In a worker: the shared flag array handed over by :func:`init_cancellable_worker`."""
+"""In a worker process: the shared flag array handed over by :func:`init_cancellable_worker` (a thread
+worker gets its service's array with each call instead: several services may share one process)."""
 
 
 class CancelSlots:
@@ -80,15 +81,23 @@ def init_cancellable_worker(flags: Any) -> None:
 
 
 def run_cancellable(
-    slot: int, start_by: float, body: bytes, results_dir: str, time_limit_s: float | None
+    slot: int,
+    start_by: float,
+    body: bytes,
+    results_dir: str,
+    time_limit_s: float | None,
+    flags: Any = None,
 ) -> Outcome:
     """Run one request in a worker unless it was abandoned or queued past ``start_by`` (``time.time()``).
+
+    ``flags`` is the service's flag array for a thread worker; a process worker uses the one it was
+    initialised with (a shared array cannot travel with each call).
 
     Returns:
         The worker's :class:`~simulator_mock.worker.Outcome`; a Timeout failure when the flag flips
         mid-run; a 503 Busy answer (nothing was run) when the request started too late.
     """
-    flags = _flags
+    flags = flags if flags is not None else _flags
     if flags is not None and flags[slot]:
         error = TimeLimitError("the request was abandoned by its client before it started; not run")
         return Outcome(error.status, orjson.dumps(error.to_response()))
