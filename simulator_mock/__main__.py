@@ -16,6 +16,8 @@ from simulator_mock.auth import bind_warning
 from simulator_mock.settings import Settings
 
 log = logging.getLogger("simulator_mock")
+SHUTDOWN_GRACE_S = 2.0
+"""Seconds in-flight requests get to finish after SIGTERM/SIGINT before they are cancelled."""
 
 
 def parse_args(argv: list[str] | None = None) -> Settings:
@@ -135,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
             port=settings.port,
             log_level=settings.log_level,
             access_log=False,
+            # Requests still running this long after the signal are cancelled: their runs stop at
+            # the engine's next time check instead of holding the shutdown for a whole run budget.
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
         )
     finally:
         app.state.service.stop()
