@@ -57,6 +57,8 @@ class Lifecycle:
         self._previous: dict[int, object] = {}
         self._main_pid = os.getpid()
         self._done = threading.Event()
+        self.keep: set[int] = set()
+        """Pids the watchdog leaves alone (processes that existed before the run)."""
 
     @property
     def interrupted(self) -> bool:
@@ -114,7 +116,7 @@ class Lifecycle:
         if self._done.wait(self.grace_s):
             return
         logger.error("shutdown took longer than %g s; killing every process of the run", self.grace_s)
-        reap_descendants(timeout_s=0.0)
+        reap_descendants(timeout_s=0.0, keep=self.keep)
         if self.on_timeout is not None:
             with suppress(Exception):
                 self.on_timeout()
@@ -148,8 +150,17 @@ def stop_runner_processes() -> None:
                 os.kill(child.pid, signal.SIGTERM)
 
 
-def reap_descendants(timeout_s: float = 5.0) -> list[int]:
-    """Terminate every process descended from this one (SIGTERM, then SIGKILL after ``timeout_s``).
+def descendant_pids() -> set[int]:
+    """Pids of the live descendants of this process (to leave alone what existed before a run)."""
+    try:
+        return {p.pid for p in psutil.Process().children(recursive=True)}
+    except psutil.Error:
+        return set()
+
+
+def reap_descendants(timeout_s: float = 5.0, keep: set[int] | frozenset[int] = frozenset()) -> list[int]:
+    """Terminate every process descended from this one (SIGTERM, then SIGKILL after ``timeout_s``),
+    except the pids in ``keep`` (processes that existed before the run, when ``main`` is embedded).
 
     The run's own services are stopped before this by their context managers; this is the net
     under them (a worker whose parent died first is still found while its parent lives, so the
@@ -159,7 +170,7 @@ def reap_descendants(timeout_s: float = 5.0) -> list[int]:
         tree = psutil.Process().children(recursive=True)
     except psutil.Error:
         return []
-    tree = [p for p in tree if _running(p)]
+    tree = [p for p in tree if p.pid not in keep and _running(p)]
     for process in tree:
         with suppress(psutil.Error):
             process.terminate()

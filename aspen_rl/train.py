@@ -55,12 +55,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     130 stopped by SIGINT (Ctrl-C), 143 stopped by SIGTERM (``kill``): then every process of the run
     has been stopped and ``summary.json`` is marked ``interrupted`` (see :mod:`aspen_rl.lifecycle`).
     """
-    from aspen_rl.lifecycle import Lifecycle, reap_descendants
+    from aspen_rl.lifecycle import Lifecycle, descendant_pids, reap_descendants
 
+    before = descendant_pids()
     args = build_parser().parse_args(argv)
     # Wide enough for the reward table when the output goes to a file or a CI log.
     console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
     lifecycle = Lifecycle()
+    lifecycle.keep = before
     try:
         with lifecycle.installed():
             try:
@@ -76,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print(f"[bold red]error:[/] {escape(str(exc))}")
         return lifecycle.exit_code or 1
     finally:
-        reap_descendants()  # the net under every exit path: nothing the run started outlives it
+        reap_descendants(keep=before)  # the net under every exit path: nothing the run started outlives it
 
 
 def _run(args: Any, console: Console, lifecycle: Any) -> int:
