@@ -34,6 +34,13 @@ sys.path.insert(0, str(REPO))  # run from anywhere, installed or not
 from aspen_rl.services import free_port  # noqa: E402
 
 
+def example_configs() -> list[tuple[str, bytes]]:
+    """``(name, body)`` of the mock's packaged example flowsheets (always in the dialect it speaks)."""
+    from simulator_mock.examples import EXAMPLES
+
+    return [(name, json.dumps(build()).encode()) for name, build in EXAMPLES.items()]
+
+
 def reference_configs() -> list[tuple[str, bytes]]:
     """``(task_id, body)`` of every shipped task that has a reference config."""
     configs = []
@@ -131,10 +138,16 @@ def main() -> None:
     parser.add_argument("--clients", type=int, nargs="+", default=[16, 64])
     parser.add_argument("--duration", type=float, default=30.0, help="seconds per level (default 30)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--configs",
+        choices=("data", "examples"),
+        default="data",
+        help="the shipped tasks' reference configs (data/*.jsonl) or the mock's packaged examples",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
-    configs = reference_configs()
+    configs = reference_configs() if args.configs == "data" else example_configs()
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -153,7 +166,26 @@ def main() -> None:
                 if time.monotonic() > deadline or service.poll() is not None:
                     raise SystemExit("the mock did not become ready")
                 time.sleep(0.2)
+            # Each config once, alone: how long it takes and whether the mock accepts it.
+            solo: dict[str, Any] = {}
+            for name, body in configs:
+                started = time.perf_counter()
+                answer = httpx.post(
+                    url + "/run-aspen-simulation",
+                    content=body,
+                    headers={"content-type": "application/json"},
+                    timeout=120,
+                ).json()
+                ok = answer.get("success") is True
+                solo[name] = {
+                    "ms": round((time.perf_counter() - started) * 1000, 1),
+                    "ok": ok,
+                    **({} if ok else {"error": str(answer.get("error_message", answer))[:120]}),
+                }
+            print(json.dumps({"solo": solo}), flush=True)
             report: dict[str, Any] = {
+                "source": args.configs,
+                "solo": solo,
                 "configs": len(configs),
                 "workers": args.workers,
                 "cpu_count": os.cpu_count(),

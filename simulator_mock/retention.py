@@ -4,7 +4,8 @@ A *run* in the results folder is the group of files whose names carry the same r
 service's ids: ``<yyyymmdd>_<HHMMSS>_<12 hex>`` or 32 hex, e.g. ``config_<id>.json``,
 ``aspen_result_export_<id>.xlsx``). Only such files are ever deleted; anything else in the folder is
 counted in its size and left alone. The oldest runs (by their newest file) are deleted first. The
-sweep is cheap (one ``scandir``) and runs after every simulation, throttled, off the event loop.
+sweep (one ``scandir``) runs after simulations, at most once per ``min_interval_s``, off the event
+loop.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class Retention:
     folder: Path
     max_runs: int = 1000
     max_age_s: float = 0.0
-    min_interval_s: float = 1.0
+    min_interval_s: float = 5.0
     stats: FolderStats = field(default_factory=FolderStats)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
