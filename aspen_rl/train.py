@@ -122,13 +122,18 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
                         "service is never replaced silently"
                     )
                 service = stack.enter_context(
-                    mock_simulator(output_dir / "simulator_results", log_path=output_dir / "simulator.log")
+                    mock_simulator(
+                        output_dir / "simulator_results",
+                        log_path=output_dir / "simulator.log",
+                        client_timeout_s=settings.simulator_timeout_s,
+                    )
                 )
                 console.print(
                     f"No simulator at {settings.aspen_simulator_url}; started the mock: {service.url}"
                 )
                 settings = settings.model_copy(update={"aspen_simulator_url": service.url})
                 run_info["simulator"] = service.url
+            _warn_on_timeouts(settings, console)
             llm, policy = _policy(args, settings, splits, stack, output_dir)
             run_info["policy"] = policy
             console.print(f"Rollouts driven by: {policy}")
@@ -166,6 +171,24 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
         )
         return 1
     return 0
+
+
+def _warn_on_timeouts(settings: Settings, console: Console) -> None:
+    """Warn when the simulator's run budget + queue wait (its /health) is not below the client's timeout."""
+    import httpx
+
+    from aspen_rl.services import timeout_problem
+
+    try:
+        health = httpx.get(
+            settings.aspen_simulator_url + "/health", timeout=2.0, verify=settings.simulator_verify_tls
+        ).json()
+    except (httpx.HTTPError, ValueError):
+        return
+    problem = timeout_problem(settings.simulator_timeout_s, health if isinstance(health, dict) else {})
+    if problem:
+        logger.warning(problem)
+        console.print(f"[yellow]warning:[/] {escape(problem)}")
 
 
 def _requested_splits(args: Any, splits: TaskSplits, repeats: int) -> dict[str, int | None]:

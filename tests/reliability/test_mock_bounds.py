@@ -46,10 +46,20 @@ async def test_a_config_past_the_run_budget_is_the_agents_scored_failure(tmp_pat
 
 
 def test_client_timeout_exceeds_the_mock_budget_by_a_margin() -> None:
+    from aspen_rl.services import mock_bounds, timeout_problem
     from aspen_rl.settings import Settings as RLSettings
 
-    mock = Settings()
-    assert RLSettings().simulator_timeout_s >= mock.request_timeout_s + mock.queue_wait_s + 10
+    mock, client = Settings(), RLSettings().simulator_timeout_s
+    assert client >= mock.request_timeout_s + mock.queue_wait_s + 10
+    assert mock_bounds(client) == (mock.request_timeout_s, mock.queue_wait_s)
+    # A user who lowers the client's timeout gets a mock fitted under it when the run starts one...
+    budget, wait = mock_bounds(20.0)
+    assert budget + wait + 10 <= 20.0
+    # ...and a warning naming both numbers when an already-running simulator's bounds do not fit.
+    health = {"run_budget_s": 30.0, "queue_wait_s": 20.0}
+    assert timeout_problem(90.0, health) is None
+    assert "run budget 30" in (timeout_problem(45.0, health) or "")
+    assert timeout_problem(5.0, {"status": "ok"}) is None  # the real service reports no bounds
 
 
 @pytest.mark.slow
