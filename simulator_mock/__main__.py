@@ -28,8 +28,10 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         description=(
             "Aspen-Plus-compatible flowsheet simulation service with real thermodynamics (thermo + "
             "chemicals). "
-            "Endpoints: GET /health, GET /api/schema/list, GET /api/schema?types=base,Heater, "
-            "POST /run-aspen-simulation, GET /api/results/{run_id}."
+            "Endpoints (those of the real Aspen service): GET /health, GET /api/schema/list, "
+            "GET /api/schema?types=base,Heater, POST /run-aspen-simulation, "
+            "GET /get-aspen-result?file_path=, GET /download?file_path=; "
+            "extension: GET /api/results/{run_id}."
         ),
     )
     parser.add_argument("--host", default=defaults.host, help=f"interface to bind (default {defaults.host})")
@@ -38,13 +40,28 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         "--results-dir",
         type=Path,
         default=defaults.results_dir,
-        help=f"directory for <run_id>.json results (default {defaults.results_dir})",
+        help=f"folder for each run's config, output and workbook files (default {defaults.results_dir})",
+    )
+    parser.add_argument(
+        "--schema-dir",
+        type=Path,
+        default=defaults.schema_dir,
+        help=(
+            "serve the schema documents of this folder (base_schema.json, blocks_<Type>_data.json, as the "
+            "real service names them) instead of the packaged ones; validation keeps the packaged schemas"
+        ),
     )
     parser.add_argument(
         "--workers",
         type=int,
         default=defaults.workers,
         help=f"engine worker processes; 0 = one thread in the server process (default {defaults.workers})",
+    )
+    parser.add_argument(
+        "--max-runs-kept",
+        type=int,
+        default=defaults.max_runs_kept,
+        help=f"runs whose files stay in the results folder, older ones deleted ({defaults.max_runs_kept})",
     )
     parser.add_argument(
         "--max-body-bytes", type=int, default=defaults.max_body_bytes, help="largest accepted request body"
@@ -65,12 +82,6 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         help=f"longest wait for a free worker before a 503 (default {defaults.queue_wait_s:g})",
     )
     parser.add_argument(
-        "--keep-runs",
-        type=int,
-        default=defaults.retention_max_runs,
-        help=f"runs kept in --results-dir, oldest go first; 0 = all (default {defaults.retention_max_runs})",
-    )
-    parser.add_argument(
         "--max-age",
         type=float,
         default=defaults.retention_max_age_s,
@@ -84,6 +95,8 @@ def parse_args(argv: list[str] | None = None) -> Settings:
     )
     parser.add_argument("--log-level", default=defaults.log_level, help="uvicorn log level (default warning)")
     args = parser.parse_args(argv)
+    if args.schema_dir is not None and not args.schema_dir.is_dir():
+        parser.error(f"--schema-dir {args.schema_dir}: no such folder")
     token = defaults.token
     if args.token_file is not None:
         try:
@@ -94,11 +107,12 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         host=args.host,
         port=args.port,
         results_dir=args.results_dir,
+        schema_dir=args.schema_dir,
+        max_runs_kept=args.max_runs_kept,
         workers=args.workers,
         max_body_bytes=args.max_body_bytes,
         request_timeout_s=args.timeout,
         queue_wait_s=args.queue_wait,
-        retention_max_runs=args.keep_runs,
         retention_max_age_s=args.max_age,
         token=token,
         log_level=args.log_level,

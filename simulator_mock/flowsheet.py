@@ -16,6 +16,7 @@ from simulator_mock.property_package import (
     get_property_package,
     resolve_component,
 )
+from simulator_mock.schema_registry import schema
 from simulator_mock.streams import Stream, feed_stream, flash_stream
 from simulator_mock.time_budget import check_time
 from simulator_mock.topology import Step, Topology, build_topology, calculation_order
@@ -59,6 +60,19 @@ def _components(config: dict[str, Any], warnings: list[str]) -> tuple[list[str],
     return cids, tuple(CASs)
 
 
+def _note_ignored_sections(config: dict[str, Any], warnings: list[str]) -> None:
+    """Top-level keys the real service does not read are accepted (its schema allows them) and named in
+    a warning, so that a misspelt section is not silently lost."""
+    properties = schema("base")["properties"]
+    for key in config:
+        if key not in properties and not (key.startswith("blocks_") and key.endswith("_data")):
+            warnings.append(f"{key}: not a section of the config; ignored (as by the Aspen service)")
+    setup = config.get("setup")
+    for key in setup if isinstance(setup, dict) else ():
+        if key not in properties["setup"]["properties"]:
+            warnings.append(f"setup.{key}: not a setup option; ignored (as by the Aspen service)")
+
+
 class Flowsheet:
     """A checked flowsheet ready to solve.
 
@@ -70,12 +84,13 @@ class Flowsheet:
     def __init__(self, config: dict[str, Any]) -> None:
         self.config = config
         self.warnings: list[str] = []
+        _note_ignored_sections(config, self.warnings)
         method = _basis_method(config)
         self.cids, CASs = _components(config, self.warnings)
         self.package: PropertyPackage = get_property_package(CASs, method)
         self.warnings.extend(self.package.warnings)
         self.topology: Topology = build_topology(config, BLOCK_CLASSES)
-        self.settings = ConvergenceSettings.from_config(config.get("setup", {}))
+        self.settings = ConvergenceSettings.from_config(config)
         self.steps, notes = calculation_order(self.topology, list(self.settings.tear_streams))
         self.warnings.extend(notes)
         self.ctx = BlockContext(self.package, self.cids, self.warnings)
@@ -105,7 +120,7 @@ class Flowsheet:
         """Compute every stream: feeds from stream_data, then blocks in order, loops to convergence."""
         stream_data = self.config.get("stream_data", {})
         streams: dict[str, Stream] = {
-            name: feed_stream(self.package, self.cids, name, stream_data[name])
+            name: feed_stream(self.package, self.cids, name, stream_data[name], self.warnings)
             for name in self.topology.feeds
         }
         loops: list[LoopReport] = []
@@ -129,7 +144,7 @@ class Flowsheet:
         tears = step.tears
         for tear in tears:
             if tear in stream_data:
-                streams[tear] = feed_stream(self.package, self.cids, tear, stream_data[tear])
+                streams[tear] = feed_stream(self.package, self.cids, tear, stream_data[tear], self.warnings)
             else:
                 streams[tear] = Stream(tear, np.zeros(n), 298.15, 101325.0, None)
 

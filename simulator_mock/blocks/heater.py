@@ -1,4 +1,4 @@
-"""Heater: bring the mixed feed to a TP / PV / TV / PQ outlet state and report the duty."""
+"""Heater: bring the mixed feed to a specified outlet state (SPEC_OPT) and report the duty."""
 
 from __future__ import annotations
 
@@ -16,7 +16,11 @@ class Heater(Block):
     type_name = "Heater"
 
     def parse(self, data: dict[str, Any]) -> None:
-        self.spec = OutletSpec.parse(data["SPEC_DATA"], f"{self.where}.SPEC_DATA")
+        self.spec = OutletSpec.parse(
+            data["SPEC_DATA"],
+            f"{self.where}.SPEC_DATA",
+            offered=("TP", "PD", "TV", "PV", "PDT", "DTV", "PDEGSUB", "PDEGSUP"),
+        )
 
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"])
