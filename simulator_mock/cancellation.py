@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import UTC, datetime
 from multiprocessing.context import BaseContext
 from typing import Any
 
-import orjson
-
 from simulator_mock.errors import TimeLimitError
 from simulator_mock.time_budget import cancel_when
-from simulator_mock.worker import Outcome, init_worker, simulate_request
+from simulator_mock.worker import Outcome, answer_json, failure, init_worker, simulate_request
 
 BUSY_STATUS = 503
 """Answer to a run refused before it started (every slot taken, or queued too long): safe to retry."""
@@ -100,7 +99,7 @@ def run_cancellable(
     flags = flags if flags is not None else _flags
     if flags is not None and flags[slot]:
         error = TimeLimitError("the request was abandoned by its client before it started; not run")
-        return Outcome(error.status, orjson.dumps(error.to_response()))
+        return Outcome(201, answer_json(failure(error)))
     if time.time() > start_by:
         return busy("the request waited for an engine worker longer than the queue allows; not run")
     if flags is None:
@@ -111,4 +110,5 @@ def run_cancellable(
 
 def busy(reason: str) -> Outcome:
     """The answer to a run that was never started: HTTP 503, safe for a client to retry."""
-    return Outcome(BUSY_STATUS, orjson.dumps({"error": f"service busy: {reason}", "retry": True}))
+    body = {"error": f"service busy: {reason}", "retry": True, "timestamp": datetime.now(UTC).isoformat()}
+    return Outcome(BUSY_STATUS, answer_json(body))

@@ -158,8 +158,8 @@ MODELS: tuple[type[BaseModel], ...] = (
 _FILE_PATH = {
     "name": "file_path",
     "in": "query",
-    "required": False,  # the route answers its own 400 when it is missing, as the real one does
-    "schema": {"type": "string"},
+    "required": True,  # missing or empty: the route's own 400, as the real service answers
+    "schema": {"type": "string", "minLength": 1},
     "description": "A path the run route returned (result_file_path, config_file_path, aspen_file_path).",
 }
 _DOWNLOAD_TYPES = {

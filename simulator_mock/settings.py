@@ -58,9 +58,6 @@ class Settings(BaseSettings):
     max_in_flight: int = Field(
         64, ge=1, le=4096, description="Runs queued or running at once; more get 503 (retry)."
     )
-    retention_max_runs: int = Field(
-        1000, ge=0, description="Runs kept in the results folder, oldest deleted first (0 = no limit)."
-    )
     retention_max_age_s: float = Field(
         0.0, ge=0, description="Runs older than this (s) are deleted (0 = no age limit)."
     )

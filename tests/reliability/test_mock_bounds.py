@@ -122,7 +122,7 @@ def test_stored_input_is_capped(tmp_path: Path) -> None:
 
 
 async def test_service_applies_retention_and_reports_the_folder_in_health(tmp_path: Path) -> None:
-    transport = in_process(tmp_path, retention_max_runs=2, max_stored_input_bytes=2048)
+    transport = in_process(tmp_path, max_runs_kept=2, max_stored_input_bytes=2048)
     async with httpx.AsyncClient(transport=transport, base_url="http://mock") as http:
         # A body padded to 50 kB (valid JSON): simulated from the full body, its stored copy capped.
         body = json.dumps(heater()) + " " * 50_000

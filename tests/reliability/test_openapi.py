@@ -49,7 +49,7 @@ def test_405_names_the_allowed_methods(app) -> None:
 def _schema():
     """The app in this process (simulations in a thread; a short run budget bounds every example)."""
     results = Path(tempfile.mkdtemp(prefix="openapi_results_"))
-    app = create_app(Settings(workers=0, results_dir=results, request_timeout_s=2, retention_max_runs=50))
+    app = create_app(Settings(workers=0, results_dir=results, request_timeout_s=2, max_runs_kept=50))
     return schemathesis.openapi.from_asgi("/openapi.json", app)
 
 
