@@ -12,7 +12,7 @@ from aspen_rl.tasks.datasets import (
     save_tasks,
     split_path,
 )
-from aspen_rl.tasks.model import AspenTask, Difficulty, Target, resolve_path
+from aspen_rl.tasks.model import AspenTask, Difficulty, Target
 
 __all__ = [
     "SPLITS",
@@ -24,7 +24,6 @@ __all__ = [
     "load_split",
     "load_tasks",
     "parse_task_line",
-    "resolve_path",
     "save_tasks",
     "split_path",
 ]

@@ -26,7 +26,14 @@ def task_dict(task_id: str = "t-1", **changes: object) -> dict:
         "user_requirement": "将 100 kmol/h 水从 25 °C 加热到 80 °C，报告 H1 热负荷。",
         "difficulty": "easy",
         "expected_output": [
-            {"name": "H1 duty", "path": "blocks.H1.duty_kW", "value": 115.1, "unit": "kW", "rel_tol": 0.02}
+            {
+                "name": "H1 duty",
+                "sheet": "H1_result",
+                "row": "QCALC",
+                "value": 115.1,
+                "unit": "kW",
+                "rel_tol": 0.02,
+            }
         ],
         "ideal_tool_calls": 3,
     }
@@ -52,7 +59,9 @@ def test_valid_file_round_trips(tmp_path: Path) -> None:
 
 
 def test_bad_field_is_named_with_file_and_line(tmp_path: Path) -> None:
-    bad_target = task_dict("b", expected_output=[{"name": "x", "path": "blocks.H1.duty_kW", "value": "hot"}])
+    bad_target = task_dict(
+        "b", expected_output=[{"name": "x", "sheet": "H1_result", "row": "QCALC", "value": "hot"}]
+    )
     path = write_jsonl(tmp_path / "tasks.jsonl", [task_dict("a"), bad_target])
     with pytest.raises(TaskFileError) as info:
         load_tasks(path)
@@ -70,8 +79,14 @@ def test_bad_field_is_named_with_file_and_line(tmp_path: Path) -> None:
         (task_dict(ideal_tool_calls=0), "field 'ideal_tool_calls'"),
         (task_dict(colour="red"), "field 'colour'"),
         (
-            task_dict(expected_output=[{"name": "T", "path": "temperature", "value": 1}]),
+            task_dict(expected_output=[{"name": "T", "path": "streams.PROD.temperature_C", "value": 1}]),
             "expected_output.0.path",
+        ),
+        (
+            task_dict(
+                expected_output=[{"name": "T", "sheet": "Stream Summary", "row": "Temperature", "value": 1}]
+            ),
+            "a 'Stream Summary' address needs column",
         ),
     ],
 )
@@ -96,15 +111,74 @@ def test_load_split_sets_split_name(tmp_path: Path) -> None:
         load_split("dev", data_dir=tmp_path)  # type: ignore[arg-type]
 
 
+def summary_document(temperature: object, unit: object = "C") -> dict:
+    """A ``/get-aspen-result`` answer whose Stream Summary holds PRO-1's temperature."""
+    records = [
+        {"Unnamed: 0": "Phase", "Units": None, "PRO-1": "Liquid"},
+        {"Unnamed: 0": "Temperature", "Units": unit, "PRO-1": temperature},
+    ]
+    table = {
+        "row_count": 2,
+        "column_count": 3,
+        "column_names": ["Unnamed: 0", "Units", "PRO-1"],
+        "data": records,
+    }
+    return {"status": "success", "file_info": {}, "data": {"Stream Summary": table}}
+
+
 def test_target_tolerance_rules() -> None:
-    t = Target(name="T", path="streams.PROD.temperature_C", value=80.0, abs_tol=0.5, rel_tol=0.0)
-    doc = {"streams": {"PROD": {"temperature_C": 80.4}}}
-    assert t.is_met(doc)
-    assert not t.is_met({"streams": {"PROD": {"temperature_C": 80.6}}})
-    assert not t.is_met({"streams": {}})
-    assert not t.is_met({"streams": {"PROD": {"temperature_C": "80"}}})
+    t = Target(
+        name="T",
+        sheet="Stream Summary",
+        row="Temperature",
+        column="PRO-1",
+        unit="C",
+        value=80.0,
+        abs_tol=0.5,
+        rel_tol=0.0,
+    )
+    assert t.is_met(summary_document(80.4))
+    assert not t.is_met(summary_document(80.6))
+    assert not t.is_met(summary_document("80"))  # a text is not a number
+    assert not t.is_met(summary_document(80.0, unit="K"))  # stated in another unit
+    assert not t.is_met({"status": "success", "file_info": {}, "data": {}})
+    assert t.address == "Stream Summary[Temperature, PRO-1]"
     with pytest.raises(ValidationError, match="abs_tol / rel_tol"):
-        Target(name="T", path="a.b", value=1.0, rel_tol=0.0)
+        Target(name="T", sheet="H1_result", row="QCALC", value=1.0, rel_tol=0.0)
+
+
+@pytest.mark.parametrize(
+    ("address", "fragment"),
+    [
+        ({"sheet": "Results", "row": "QCALC"}, "sheet must be 'Stream Summary' or '<BLOCK>_result'"),
+        ({"sheet": "H1_result", "row": "QCALC_UNITS"}, "not a '_UNITS' row"),
+        ({"sheet": "H1_result", "row": "QCALC", "column": "PRO-1"}, "block sheet's column is 'Value'"),
+        ({"sheet": "Stream Summary", "row": "Temperature", "column": "prod"}, "stream name like 'S-1'"),
+        ({"sheet": "Stream Summary", "row": "Moles/WATER", "column": "S-1"}, "'<section>/<CID>'"),
+        ({"sheet": "Stream Summary", "row": "Phase", "column": "S-1"}, "holds no number"),
+        ({"sheet": "Stream Summary", "row": " Temperature", "column": "S-1"}, "without surrounding blanks"),
+    ],
+)
+def test_malformed_target_addresses_are_refused(address: dict, fragment: str) -> None:
+    with pytest.raises(ValidationError, match=fragment):
+        Target(name="x", value=1.0, **address)
+
+
+def test_block_sheet_target_reads_the_value_and_its_units_row() -> None:
+    records = [
+        {"Parameter": "QCALC", "Value": 115.1},
+        {"Parameter": "QCALC_UNITS", "Value": "kW"},
+        {"Parameter": "B_TEMP", "Value": 80.0},
+        {"Parameter": "B_TEMP_UNITS", "Value": "C"},
+    ]
+    table = {"row_count": 4, "column_count": 2, "column_names": ["Parameter", "Value"], "data": records}
+    document = {"status": "success", "file_info": {}, "data": {"H1_result": table}}
+    duty = Target(name="duty", sheet="H1_result", row="QCALC", column="Value", unit="kW", value=115.0)
+    assert duty.column is None  # "Value" is the default column of a block sheet
+    assert duty.actual(document) == 115.1
+    assert Target(name="t", sheet="H1_result", row="B_TEMP", unit="C", value=80.0).is_met(document)
+    assert Target(name="t", sheet="H1_result", row="B_TEMP", unit="K", value=80.0).actual(document) is None
+    assert Target(name="p", sheet="H1_result", row="B_PRES", unit="bar", value=1.0).actual(document) is None
 
 
 def test_python_built_tasks_round_trip_through_a_task_file(tmp_path: Path) -> None:
