@@ -24,7 +24,7 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
-from aspen_rl.reward import RewardWeights
+from aspen_rl.reward.base import RewardWeights
 from aspen_rl.yaml_files import read_mapping
 
 DEFAULT_CONFIG_PATH = Path("configs/default.yaml")

@@ -1,50 +1,49 @@
-"""Reward: facts from the run trace and the simulator's results, scored in three dimensions.
+"""The shipped reward: facts from the run trace and the simulator's results, scored in three dimensions.
 
 Every score is in [0, 1] and is a pure, deterministic function of the task and the run trace
 (the recorded tool calls, the simulator's answers and the final answer).
 
 ``total = w_c * completion + w_t * tool_efficiency + w_q * response_quality``
-with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1).
+with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1), **capped at 0.1
+when no simulation of the rollout succeeded** (an answer without evidence of work is worth little,
+however well written).
 
 **Completion** ``= 0.1 config + 0.1 accepted + 0.2 simulated + 0.1 read + 0.5 targets``
 
 - ``config``: some ``run_simulation`` call carried a JSON object as config.
-- ``accepted``: the simulator accepted a config as valid input: a run succeeded, or failed only
-  while solving (the HTTP 422 error types of the contract, ``SOLVE_FAILURE_ERROR_TYPES``: flash
-  failed, infeasible specification, not converged, balance not closed, timeout, internal error).
+- ``accepted``: the simulator accepted a config as input: a run succeeded, or was written and failed
+  while running (``error_type`` one of the real service's run categories, or a mock solve failure).
 - ``simulated``: a run succeeded.
-- ``read``: a successful ``get_result`` read a run started in this same trace.
-- ``targets``: fraction of ``task.expected_output`` met, within each target's tolerance, by the
-  latest results document read that way (``RunTrace.last_results``); equals ``read`` when the task
-  has no targets.
+- ``read``: a successful ``get_result`` read the workbook of a run of this same trace.
+- ``targets``: fraction of ``task.expected_output`` met, within each target's tolerance, by the latest
+  workbook read that way (``RunTrace.last_results``); equals ``read`` when the task has no targets.
 
 **Tool efficiency** ``= order * max(0, 1 - 0.2 failed - 0.1 redundant - 0.1 excess)``
 
-- ``order = (schema + simulate + result) / 3`` where ``schema`` = a successful ``get_schema`` before
-  the first ``run_simulation``; ``simulate`` = a run succeeded; ``result`` = a successful
-  ``get_result`` of this trace's run after it succeeded.
-- Each call is counted once, in this order: *redundant* (same tool and same arguments as an
-  earlier call), else *failed* (``ok`` false: a simulator error, a failed simulation, malformed
-  JSON), else *useful*; ``excess = max(0, useful - task.ideal_tool_calls)``.
+- ``order = (schema + simulate + result) / 3``: a successful ``get_schema`` before the first
+  ``run_simulation``; a run succeeded; a successful ``get_result`` of this trace's run after it.
+- Each call is counted once, in this order: *redundant* (same tool and arguments as an earlier call),
+  else *failed* (``ok`` false: a simulator error, a failed run, and every *invalid* call the model
+  attempted: an unknown tool name, arguments that are not JSON), else *useful*;
+  ``excess = max(0, useful - task.ideal_tool_calls)``.
 
 **Response quality** ``= 0.5 reported + 0.3 grounded + 0.2 form`` (0 for an empty answer)
 
-- Numbers are read from the final answer; identifiers (``H1``, ``R-101``, ``CO2``) and the run ids,
-  file paths and UUIDs the simulator returned are not numbers. A number *x* matches a value *y*
-  when one of ``x, -x`` under one unit reading (as is; percent or kPa ``x/100``; MW or t/h
-  ``x*1000``; K ``x - 273.15``) is within ``max(0.02 |y|, 1e-9)`` of *y*; for the readings in the
-  number's own unit (as is, K) also within half a unit of the last digit written, except for bare
-  integers below 10 (so "0, 1, 2 ... 9" cannot match values they do not state).
-- ``reported``: fraction of targets whose value in ``last_results`` is matched by a number in the
-  answer (0 without results). Without targets: 1 if any number matches the results, else 0.
-- ``grounded = 1 - hallucinated / considered``: *considered* are the answer's numbers except
-  integers below 10 written without a decimal point (list markers, counts); *hallucinated* are those
-  matching no value the simulator produced (numbers in successful run answers and results
-  documents), no value of a config that ran successfully, and no number in the requirement.
-  1 when nothing is considered.
+- The answer is read as statements (:mod:`aspen_rl.reward.attribution`): each number with the unit
+  the text states for it and the words that tie it to a quantity. File paths and ids the simulator
+  returned are not numbers.
+- ``reported``: fraction of targets reported: some statement attributed to the target's cell matches
+  its value in ``last_results`` and no statement attributed to it contradicts it. A statement matches
+  when its number, converted from its stated unit to the target's unit (pint; a bare number converts
+  only to a dimensionless quantity), is within ``max(2 % of the value, the target's abs_tol)`` plus its
+  written precision (half a unit of the last digit, credited only with two or more significant
+  digits). Without targets: 1 if any statement is attributed to a cell it matches.
+- ``grounded = 1 - hallucinated / considered``: *considered* are the statements except integers below
+  10 written without a decimal point; *hallucinated* are those matching no value this rollout's own
+  successful runs produced (cells of the workbooks it read, in their units) and no value of a config
+  that ran successfully. The requirement is not evidence. 1 when nothing is considered.
 - ``form = 0.5 length + 0.5 structure``: ``length`` is 1 for 40..4000 characters, ``n/40`` below,
-  ``max(0, 1 - (n - 4000)/4000)`` above; ``structure`` is 1 when the answer has at least two
-  non-empty lines (a list, a table, paragraphs), else 0.5.
+  ``max(0, 1 - (n - 4000)/4000)`` above; ``structure`` is 1 for two or more non-empty lines, else 0.5.
 """
 
 from __future__ import annotations
@@ -55,10 +54,19 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from aspen_rl.tasks.model import AspenTask
-from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RunTrace, ToolCall, result_run_id
+from aspen_rl.contract.run_answer import RUN_ERROR_TYPES
+from aspen_rl.reward.attribution import (
+    Quantity,
+    Statement,
+    attribute,
+    build_namer,
+    matches,
+    read_statements,
+    workbook_quantities,
+)
+from aspen_rl.reward.base import RewardBreakdown, RewardWeights
+from aspen_rl.tasks.model import AspenTask, Target
+from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RunTrace, ToolCall
 
 # -- constants of the formula (documented in the module docstring) ------------------------------
 
@@ -68,45 +76,15 @@ REDUNDANT_CALL_PENALTY = 0.1
 EXCESS_CALL_PENALTY = 0.1
 QUALITY_PARTS = {"reported": 0.5, "grounded": 0.3, "form": 0.2}
 MATCH_REL_TOL = 0.02
+NO_SIMULATION_CAP = 0.1
 MIN_LENGTH, MAX_LENGTH = 40, 4000
-# error_type values of a run that failed solving a valid config (HTTP 422, docs/simulator_contract.md).
-SOLVE_FAILURE_ERROR_TYPES = frozenset(
+KNOWN_TOOLS = frozenset({GET_SCHEMA, RUN_SIMULATION, GET_RESULT})
+INVALID_CALL = "InvalidToolCall"
+"""``error`` prefix of a call the model attempted that no tool could take (bad name, non-JSON arguments)."""
+# Mock solve failures (``error_code``/``error_type``) of a config the simulator accepted as input.
+SOLVE_FAILURE_CODES = frozenset(
     {"FlashFailed", "InfeasibleSpecification", "NotConverged", "BalanceNotClosed", "Timeout", "InternalError"}
 )
-# Reported value x is read as y = scale * x + offset (same units, percent/kPa, MW/t/h, K).
-_UNIT_READINGS: tuple[tuple[float, float], ...] = ((1.0, 0.0), (0.01, 0.0), (1000.0, 0.0), (1.0, -273.15))
-
-
-class RewardWeights(BaseModel):
-    """Weights of the three reward dimensions: non-negative and summing to 1 (within 1e-6)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    completion: float = 0.4
-    tool_efficiency: float = 0.3
-    response_quality: float = 0.3
-
-    @model_validator(mode="after")
-    def _check(self) -> RewardWeights:
-        values = self.model_dump()
-        for name, value in values.items():
-            if not math.isfinite(value) or value < 0:
-                raise ValueError(f"reward weight {name} must be a non-negative number, got {value}")
-        total = sum(values.values())
-        if abs(total - 1.0) > 1e-6:
-            terms = " + ".join(f"{k}={v:g}" for k, v in values.items())
-            raise ValueError(f"reward weights must sum to 1, got {terms} = {total:g}")
-        return self
-
-
-class RewardBreakdown(BaseModel):
-    """The reward of one rollout: three dimensions, their weighted total and the sub-scores."""
-
-    completion: float = Field(ge=0.0, le=1.0)
-    tool_efficiency: float = Field(ge=0.0, le=1.0)
-    response_quality: float = Field(ge=0.0, le=1.0)
-    total: float = Field(ge=0.0, le=1.0)
-    details: dict[str, float] = Field(default_factory=dict)
 
 
 def _clip(value: float) -> float:
@@ -119,9 +97,12 @@ def _clip(value: float) -> float:
 def _is_accepted(call: ToolCall) -> bool:
     if call.name != RUN_SIMULATION or not isinstance(call.response, dict):
         return False
-    if call.response.get("success") is True:
+    answer = call.response
+    if answer.get("success") is True:
         return True
-    return call.response.get("error_type") in SOLVE_FAILURE_ERROR_TYPES
+    return answer.get("error_type") in RUN_ERROR_TYPES or bool(
+        {answer.get("error_type"), answer.get("error_code")} & SOLVE_FAILURE_CODES
+    )
 
 
 def completion_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
@@ -156,15 +137,23 @@ def _call_key(call: ToolCall) -> str:
     return call.name + "\x00" + json.dumps(call.arguments, sort_keys=True, default=str)
 
 
+def is_invalid(call: ToolCall) -> bool:
+    """Whether a recorded call is one no tool could take (unknown tool name, arguments not JSON)."""
+    return call.name not in KNOWN_TOOLS or (call.error or "").startswith(INVALID_CALL)
+
+
 def classify_calls(trace: RunTrace) -> dict[str, int]:
-    """Count calls as ``redundant`` (repeat of an earlier call), else ``failed``, else ``useful``."""
+    """Count calls as ``redundant`` (repeat of an earlier call), else ``failed``, else ``useful``.
+
+    ``invalid`` counts the failed calls that no tool could take (they are among ``failed`` too).
+    """
     counts = {"useful": 0, "failed": 0, "redundant": 0}
     seen: set[str] = set()
     for call in trace.calls:
         key = _call_key(call)
         if key in seen:
             counts["redundant"] += 1
-        elif not call.ok:
+        elif not call.ok or is_invalid(call):
             counts["failed"] += 1
         else:
             counts["useful"] += 1
@@ -180,10 +169,8 @@ def order_parts(trace: RunTrace) -> dict[str, float]:
     first_ok_run = next((i for i, c in enumerate(calls) if c.name == RUN_SIMULATION and c.ok), None)
     result = False
     if first_ok_run is not None:
-        own = trace.run_ids
-        result = any(
-            c.name == GET_RESULT and c.ok and result_run_id(c) in own for c in calls[first_ok_run + 1 :]
-        )
+        own = {id(c) for c in trace.own_result_calls()}
+        result = any(id(c) in own for c in calls[first_ok_run + 1 :])
     return {
         "schema": 1.0 if schema else 0.0,
         "simulate": 1.0 if first_ok_run is not None else 0.0,
@@ -206,138 +193,161 @@ def tool_efficiency_score(task: AspenTask, trace: RunTrace) -> float:
 
 # -- response quality ---------------------------------------------------------------------------
 
-_TOKEN = re.compile(
-    r"(?P<ident>[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*)"
-    r"|(?P<num>(?:(?<![^\s=:：(（\[,，/])-)?"
-    r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-    r"(?:[eE][-+]?\d+)?)"
-)
-
-
-class ReportedNumber(BaseModel):
-    """A number written in an answer, with the resolution it was written at."""
-
-    value: float
-    half_unit: float
-    is_small_int: bool
-
-
-def extract_numbers(text: str) -> list[ReportedNumber]:
-    """Numbers written in a text (``1,234.5``, ``-3.2e-4``, ``80°C``); identifiers are skipped."""
-    found: list[ReportedNumber] = []
-    for match in _TOKEN.finditer(text):
-        raw = match.group("num")
-        if raw is None:
-            continue
-        cleaned = raw.replace(",", "")
-        mantissa, _, exponent = cleaned.lower().partition("e")
-        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
-        exp = int(exponent) if exponent else 0
-        try:
-            value = float(cleaned)
-        except ValueError:  # pragma: no cover - the pattern only admits numbers
-            continue
-        if not math.isfinite(value):
-            continue
-        found.append(
-            ReportedNumber(
-                value=value,
-                half_unit=0.5 * 10.0 ** (exp - decimals),
-                is_small_int="." not in mantissa and not exponent and abs(value) < 10,
-            )
-        )
-    return found
-
-
-def number_matches(number: ReportedNumber, target: float) -> bool:
-    """Whether a reported number matches a value, under the unit readings of the module docstring."""
-    tol_rel = max(MATCH_REL_TOL * abs(target), 1e-9)
-    # The written precision only counts in the number's own unit, and not for bare small integers:
-    # scaled (a "0" read as MW is +-500 kW) or granted to digits, it would let "0, 1, 2 ... 9" match
-    # almost any value.
-    precision = 0.0 if number.is_small_int else number.half_unit
-    for x in (number.value, -number.value):
-        for scale, offset in _UNIT_READINGS:
-            tolerance = max(tol_rel, precision) if scale == 1.0 else tol_rel
-            if abs(scale * x + offset - target) <= tolerance:
-                return True
-    return False
-
-
-def _numeric_leaves(node: Any) -> Iterator[float]:
-    if isinstance(node, bool):
-        return
-    if isinstance(node, int | float):
-        if math.isfinite(node):
-            yield float(node)
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _numeric_leaves(value)
-    elif isinstance(node, list | tuple):
-        for value in node:
-            yield from _numeric_leaves(value)
-
-
-def grounded_values(task: AspenTask, trace: RunTrace) -> list[float]:
-    """Values an answer may legitimately quote: simulator outputs, successful configs, the requirement."""
-    values: set[float] = set()
-    for call in trace.calls:
-        if call.name in (RUN_SIMULATION, GET_RESULT) and call.ok:
-            values.update(_numeric_leaves(call.response))
-        if call.name == RUN_SIMULATION and call.ok:
-            values.update(_numeric_leaves(call.arguments.get("config")))
-    values.update(n.value for n in extract_numbers(task.user_requirement))
-    return sorted(values)
-
-
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
+def _strings(node: Any) -> Iterator[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _strings(value)
+    elif isinstance(node, list | tuple):
+        for value in node:
+            yield from _strings(value)
+
+
 def strip_references(answer: str, trace: RunTrace) -> str:
-    """The answer without run ids, file paths and UUIDs the simulator returned (they are not numbers)."""
+    """The answer without the run ids, file paths and UUIDs the simulator returned (they are not numbers)."""
     references: set[str] = set()
     for call in trace.calls:
         if call.name == RUN_SIMULATION and isinstance(call.response, dict):
-            for key in ("run_id", "result_file_path", "aspen_file_path"):
-                value = call.response.get(key)
-                if isinstance(value, str) and value.strip():
+            for key, value in call.response.items():
+                if (key == "run_id" or key.endswith("_path")) and isinstance(value, str):
                     references.add(value.strip())
-        if call.name == GET_RESULT and isinstance(call.arguments.get("run_id"), str):
-            references.add(call.arguments["run_id"].strip())
+        if call.name == GET_RESULT:
+            references.update(s.strip() for s in _strings(call.arguments))
+            if isinstance(call.response, dict):
+                references.update(s.strip() for s in _strings(call.response.get("file_info")))
     for ref in sorted(references, key=len, reverse=True):
-        if ref:
+        if len(ref) >= 3:
             answer = answer.replace(ref, " ")
+            answer = answer.replace(ref.replace("\\", "/"), " ")
     return _UUID.sub(" ", answer)
 
 
-def quality_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
+def _config_values(node: Any) -> Iterator[tuple[float, str | None]]:
+    """Numbers of a config with their unit when a sibling ``<X>_UNITS`` states it (``TEMP_VALUE``)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(value, bool):
+                continue
+            if isinstance(value, int | float):
+                if math.isfinite(value):
+                    stem = str(key).removesuffix("_VALUE")
+                    unit = node.get(f"{stem}_UNITS")
+                    yield float(value), unit if isinstance(unit, str) else None
+            else:
+                yield from _config_values(value)
+    elif isinstance(node, list | tuple):
+        for value in node:
+            yield from _config_values(value)
+
+
+def own_configs(trace: RunTrace) -> list[dict[str, Any]]:
+    """Configs of the runs of this trace that succeeded."""
+    return [
+        c.arguments["config"]
+        for c in trace.calls
+        if c.name == RUN_SIMULATION and c.ok and isinstance(c.arguments.get("config"), dict)
+    ]
+
+
+def evidence(trace: RunTrace) -> list[tuple[float, str | None]]:
+    """``(value, unit)`` an answer may quote: cells of this trace's own workbooks, its successful configs."""
+    values: list[tuple[float, str | None]] = []
+    for call in trace.own_result_calls():
+        values.extend((q.value, q.unit) for q in workbook_quantities(call.response))
+    for config in own_configs(trace):
+        values.extend(_config_values(config))
+    return values
+
+
+def _grounded(statement: Statement, values: list[tuple[float, str | None]]) -> bool:
+    for value, unit in values:
+        tolerance = max(MATCH_REL_TOL * abs(value), 1e-9)
+        if statement.unit is None or unit is None:
+            # A bare number, or a config value of unknown unit: compared as written.
+            bare = Statement(statement.value, statement.half_unit, statement.significant, statement.is_small_int)
+            if matches(bare, value, None, tolerance):
+                return True
+        elif matches(statement, value, unit, tolerance):
+            return True
+    return False
+
+
+def _component_names(trace: RunTrace) -> dict[str, set[str]]:
+    names: dict[str, set[str]] = {}
+    for config in own_configs(trace):
+        for component in config.get("components") or []:
+            if isinstance(component, dict) and isinstance(component.get("cid"), str):
+                names.setdefault(component["cid"], set()).update(
+                    str(component[k]) for k in ("name",) if isinstance(component.get(k), str)
+                )
+    return names
+
+
+def target_tolerance(target: Target, actual: float) -> float:
+    """How far a reported value may be from the simulator's value and still report the target."""
+    return max(MATCH_REL_TOL * abs(actual), target.abs_tol, 1e-9)
+
+
+def quality_facts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
+    """Counts behind response quality: targets reported, numbers considered / grounded / hallucinated."""
+    answer = trace.final_answer.strip()
+    facts = {"targets": float(len(task.expected_output)), "reported": 0.0, "considered": 0.0, "grounded": 0.0}
+    if not answer:
+        return facts
+    statements = read_statements(strip_references(answer, trace))
+    results = trace.last_results
+    found: list[Quantity] = workbook_quantities(results) if results is not None else []
+    namer = build_namer(
+        found,
+        [(t.name, (t.sheet, t.row, t.column)) for t in task.expected_output],
+        _component_names(trace),
+    )
+    attributed = attribute(statements, found, namer)
+
+    if results is not None and task.expected_output:
+        for target in task.expected_output:
+            actual = target.actual(results)
+            if actual is None:
+                continue
+            tolerance = target_tolerance(target, actual)
+            mine = [
+                s
+                for s, quantities in zip(statements, attributed, strict=True)
+                if any(q.address == (target.sheet, target.row, target.column) for q in quantities)
+            ]
+            if mine and all(matches(s, actual, target.unit, tolerance) for s in mine):
+                facts["reported"] += 1
+    elif results is not None:
+        facts["reported"] = float(
+            any(
+                matches(s, q.value, q.unit, max(MATCH_REL_TOL * abs(q.value), 1e-9))
+                for s, quantities in zip(statements, attributed, strict=True)
+                for q in quantities
+            )
+        )
+
+    considered = [s for s in statements if not s.is_small_int]
+    values = evidence(trace)
+    facts["considered"] = float(len(considered))
+    facts["grounded"] = float(sum(1 for s in considered if _grounded(s, values)))
+    return facts
+
+
+def quality_parts(task: AspenTask, trace: RunTrace, facts: dict[str, float] | None = None) -> dict[str, float]:
     """Sub-scores of response quality (each 0..1), keyed as in :data:`QUALITY_PARTS`."""
     answer = trace.final_answer.strip()
     if not answer:
         return {"reported": 0.0, "grounded": 0.0, "form": 0.0}
-    numbers = extract_numbers(strip_references(answer, trace))
-    results = trace.last_results
-
-    if results is None:
-        reported = 0.0
-    elif task.expected_output:
-        hits = 0
-        for target in task.expected_output:
-            actual = target.actual(results)
-            if actual is not None and any(number_matches(n, actual) for n in numbers):
-                hits += 1
-        reported = hits / len(task.expected_output)
+    facts = facts if facts is not None else quality_facts(task, trace)
+    if task.expected_output:
+        reported = facts["reported"] / facts["targets"]
     else:
-        result_values = list(_numeric_leaves(results))
-        reported = 1.0 if any(number_matches(n, v) for n in numbers for v in result_values) else 0.0
-
-    considered = [n for n in numbers if not n.is_small_int]
-    if considered:
-        allowed = grounded_values(task, trace)
-        hallucinated = sum(1 for n in considered if not any(number_matches(n, v) for v in allowed))
-        grounded = 1.0 - hallucinated / len(considered)
-    else:
-        grounded = 1.0
+        reported = facts["reported"]
+    grounded = facts["grounded"] / facts["considered"] if facts["considered"] else 1.0
 
     length = len(answer)
     if length < MIN_LENGTH:
@@ -369,25 +379,40 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
         weights: Dimension weights (default 0.4 / 0.3 / 0.3).
 
     Returns:
-        The three dimensions, the weighted total and every sub-score (``details``).
+        The three dimensions, the weighted total and every sub-score and count (``details``).
     """
     weights = weights or RewardWeights()
     c_parts = completion_parts(task, trace)
     o_parts = order_parts(trace)
     counts = classify_calls(trace)
-    q_parts = quality_parts(task, trace)
-    completion = completion_score(task, trace)
+    facts = quality_facts(task, trace)
+    q_parts = quality_parts(task, trace, facts)
+    completion = _clip(sum(COMPLETION_PARTS[k] * v for k, v in c_parts.items()))
     efficiency = tool_efficiency_score(task, trace)
-    quality = response_quality_score(task, trace)
+    quality = _clip(sum(QUALITY_PARTS[k] * v for k, v in q_parts.items())) if trace.final_answer.strip() else 0.0
     total = (
         weights.completion * completion
         + weights.tool_efficiency * efficiency
         + weights.response_quality * quality
     )
+    capped = c_parts["simulated"] == 0.0 and total > NO_SIMULATION_CAP
+    if c_parts["simulated"] == 0.0:
+        total = min(total, NO_SIMULATION_CAP)
+    results = trace.last_results
     details: dict[str, float] = {f"completion.{k}": v for k, v in c_parts.items()}
     details.update({f"order.{k}": v for k, v in o_parts.items()})
     details.update({f"calls.{k}": float(v) for k, v in counts.items()})
+    details["calls.invalid"] = float(sum(1 for c in trace.calls if is_invalid(c)))
+    for name in sorted(KNOWN_TOOLS):
+        details[f"calls.{name}"] = float(sum(1 for c in trace.calls if c.name == name))
     details.update({f"quality.{k}": v for k, v in q_parts.items()})
+    details["targets.total"] = float(len(task.expected_output))
+    details["targets.met"] = float(sum(1 for t in task.expected_output if t.is_met(results)))
+    details["values.reported"] = facts["reported"]
+    details["numbers.considered"] = facts["considered"]
+    details["numbers.grounded"] = facts["grounded"]
+    details["numbers.hallucinated"] = facts["considered"] - facts["grounded"]
+    details["capped.no_simulation"] = 1.0 if capped else 0.0
     return RewardBreakdown(
         completion=completion,
         tool_efficiency=efficiency,
@@ -395,3 +420,21 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
         total=_clip(total),
         details=details,
     )
+
+
+class AspenReward:
+    """The shipped reward as a :class:`~aspen_rl.reward.base.RewardFn`, with its weights.
+
+    Args:
+        weights: Dimension weights (default 0.4 / 0.3 / 0.3; settings' ``reward`` section).
+    """
+
+    def __init__(self, weights: RewardWeights | None = None) -> None:
+        self.weights = weights or RewardWeights()
+
+    def __call__(self, task: AspenTask, trace: RunTrace, /) -> RewardBreakdown:
+        """Score one rollout (see :func:`compute_reward`)."""
+        return compute_reward(task, trace, self.weights)
+
+    def __repr__(self) -> str:
+        return f"AspenReward({self.weights!r})"
