@@ -10,24 +10,18 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
+from aspen_rl.contract.rendering import render_workbook
+from aspen_rl.contract.workbook import is_workbook
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.simulator.errors import SimulatorError, SimulatorHTTPError, SimulatorUnavailable
-from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RunTrace, ToolCall
+from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RESULT_FILE_PATH, RUN_SIMULATION, RunTrace, ToolCall
 
 logger = logging.getLogger(__name__)
 
 Tool = Callable[..., Awaitable[str]]
 
-RESULT_SIGNIFICANT_DIGITS = 5
-RESULT_MAX_CHARS = 8_000
-# (section, key) dropped from every stream/block entry, in this order, while the text the model reads
-# is longer than the limit; the full document is always kept in the trace.
-_DROPPABLE = (
-    ("streams", "enthalpy_flow_kW"),
-    ("streams", "mass_fractions"),
-    ("blocks", "stage_profile"),
-    ("streams", "component_flows_kmol_hr"),
-)
+ERROR_MESSAGE_SHOWN = 2000
+"""Characters of a failed run's ``error_message`` shown to the model (the trace keeps all of it)."""
 
 
 def dumps(data: Any) -> str:
@@ -35,35 +29,22 @@ def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _round(node: Any, digits: int) -> Any:
-    if isinstance(node, float):
-        return float(f"{node:.{digits}g}")
-    if isinstance(node, dict):
-        return {k: _round(v, digits) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_round(v, digits) for v in node]
-    return node
+def _clip_text(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
 
 
-def compact_results(document: dict[str, Any], max_chars: int = RESULT_MAX_CHARS) -> str:
-    """The results document as the model reads it.
-
-    Floats are rounded to 5 significant digits; while the text is longer than ``max_chars``, per-stream
-    enthalpy flows, mass fractions, column stage profiles and component flows are dropped, in that order.
-    """
-    data = _round(document, RESULT_SIGNIFICANT_DIGITS)
-    text = dumps(data)
-    for section, key in _DROPPABLE:
-        if len(text) <= max_chars:
-            break
-        entries = data.get(section) if isinstance(data, dict) else None
-        if not isinstance(entries, dict):
-            continue
-        for entry in entries.values():
-            if isinstance(entry, dict):
-                entry.pop(key, None)
-        text = dumps(data)
-    return text
+def run_answer_for_model(answer: dict[str, Any]) -> dict[str, Any]:
+    """What the model reads of a run answer: success and the result file, or the failure's reasons."""
+    if answer.get("success") is True:
+        shown: dict[str, Any] = {"success": True, "result_file_path": answer.get("result_file_path")}
+        if answer.get("warnings"):
+            shown["warnings"] = answer["warnings"]
+        return shown
+    shown = {"success": False, "error_type": answer.get("error_type", "SimulationFailed")}
+    if answer.get("error_code"):
+        shown["error_code"] = answer["error_code"]
+    shown["error_message"] = _clip_text(str(answer.get("error_message", "")), ERROR_MESSAGE_SHOWN)
+    return shown
 
 
 _FENCE = re.compile(r"^\s*```[A-Za-z]*\s*\n(?P<body>.*?)\n?\s*```\s*$", re.DOTALL)
@@ -87,11 +68,7 @@ def _describe(exc: Exception) -> dict[str, Any]:
             f"{exc} The simulator may be down; try again later or report that it is unavailable.",
         )
     if isinstance(exc, SimulatorHTTPError):
-        body = exc.json
-        extra = (
-            {"valid_types": body["valid_types"]} if isinstance(body, dict) and "valid_types" in body else {}
-        )
-        return _error(f"HTTP{exc.status_code}", exc.error_message, **extra)
+        return _error(f"HTTP{exc.status_code}", exc.error_message)
     if isinstance(exc, SimulatorError | ValueError | TypeError):
         return _error(type(exc).__name__, str(exc))
     return _error("ToolError", f"{type(exc).__name__}: {exc}")
@@ -154,9 +131,9 @@ def build_tools(client: SimulatorClient, trace: RunTrace) -> list[Tool]:
         """Fetch the JSON Schema of the flowsheet config for the given block types.
 
         Call this first, before writing a config. The answer always contains the 'base' part
-        (setup, components, property_methods, blocks, streams, block_connections, stream_data) and
-        one part per requested block type describing its blocks_<Type>_data section, allowed
-        values and units. An unknown block type returns an error listing the valid types.
+        (components, property_methods, blocks, streams, block_connections, stream_data) and one part
+        per requested block type describing its blocks_<Type>_data section, allowed values and
+        units. Unknown block types are listed under not_found.
         """
         if isinstance(block_types, str):  # tolerate "Heater,Flash2"
             block_types = block_types.split(",")
@@ -164,8 +141,12 @@ def build_tools(client: SimulatorClient, trace: RunTrace) -> list[Tool]:
 
         async def action() -> tuple[bool, str | None, Any, str]:
             types = list(dict.fromkeys(["base", *requested]))
-            schemas = await client.get_schema(types)
-            return True, None, schemas, dumps(schemas)
+            answer = await client.get_schema(types)
+            if answer.get("success") is False:
+                missing = answer.get("not_found") or []
+                reason = answer.get("message") or f"schema parts not found: {missing}"
+                return False, f"SchemaNotFound: {reason}", answer, dumps(answer)
+            return True, None, answer, dumps(answer)
 
         return await _record(GET_SCHEMA, {"block_types": requested}, action)
 
@@ -177,11 +158,10 @@ def build_tools(client: SimulatorClient, trace: RunTrace) -> list[Tool]:
     ) -> str:
         """Run an Aspen Plus flowsheet simulation with the given config.
 
-        Returns JSON: on success {"success": true, "run_id": ..., "result_file_path": ...,
-        "message": ..., "warnings": [...]} (then call get_result with the run_id); on failure
-        {"success": false, "error_type": ..., "error_message": ...} naming the field to fix (invalid
-        JSON, unknown component, unconnected port, missing spec, no convergence...). Fix the config
-        and call again.
+        Returns JSON: on success {"success": true, "result_file_path": ...} (then call get_result
+        with that result_file_path); on failure {"success": false, "error_type": ..., "error_code":
+        ..., "error_message": ...} naming the field to fix (invalid JSON, unknown component, bad
+        stream name, unknown unit, missing spec, no convergence...). Fix the config and call again.
         """
         parsed: Any = config
         if isinstance(config, str):
@@ -196,32 +176,34 @@ def build_tools(client: SimulatorClient, trace: RunTrace) -> list[Tool]:
 
         async def action() -> tuple[bool, str | None, Any, str]:
             answer = await client.run_simulation(parsed)
+            shown = run_answer_for_model(answer)
             if answer.get("success") is True:
-                return True, None, answer, dumps(answer)
-            error = f"{answer.get('error_type', 'SimulationFailed')}: {answer.get('error_message', '')}"
-            return False, error, answer, dumps(answer)
+                return True, None, answer, dumps(shown)
+            kind = str(answer.get("error_code") or answer.get("error_type") or "SimulationFailed")
+            message = str(answer.get("error_message", ""))
+            error = message if message.startswith(kind) else f"{kind}: {message}"
+            return False, error, answer, dumps(shown)
 
         return await _record(RUN_SIMULATION, {"config": parsed}, action)
 
     async def get_result(
-        run_id: Annotated[str, "The run_id (or result_file_path) returned by a successful run_simulation."],
+        result_file_path: Annotated[str, "The result_file_path returned by a successful run_simulation."],
     ) -> str:
-        """Read the results of a finished simulation run.
+        """Read the results workbook of a finished simulation run.
 
-        Returns JSON with, per stream: temperature_C, pressure_bar, vapor_fraction,
-        molar_flow_kmol_hr, mass_flow_kg_hr, mole_fractions (and component flows); per block: type,
-        duty_kW, power_kW and block-specific values (columns: number_of_stages, reflux_ratio,
-        condenser_duty_kW, reboiler_duty_kW...). Units are fixed: C, bar, kmol/hr, kg/hr, kW.
-        Report the values the user asked for from this answer.
+        Returns tables: the Stream Summary (one row per quantity with its unit, one column per
+        stream: temperature, pressure, vapor fraction, flows; component rows are named like
+        "Mole Fractions/WATER") and one section per block with "NAME = value unit" lines (e.g.
+        QCALC for a heater duty). Report the values the user asked for from this answer.
         """
 
         async def action() -> tuple[bool, str | None, Any, str]:
-            document = await client.get_results(run_id)
-            if document.get("success") is False:
-                error = f"{document.get('error_type', 'ResultError')}: {document.get('error_message', '')}"
-                return False, error, document, dumps(document)
-            return True, None, document, compact_results(document)
+            document = await client.get_result(result_file_path)
+            if not is_workbook(document):
+                reason = document.get("error") or document.get("message") or "not a results workbook"
+                return False, f"ResultError: {reason}", document, dumps(_error("ResultError", str(reason)))
+            return True, None, document, render_workbook(document)
 
-        return await _record(GET_RESULT, {"run_id": run_id}, action)
+        return await _record(GET_RESULT, {RESULT_FILE_PATH: result_file_path}, action)
 
     return [get_schema, run_simulation, get_result]

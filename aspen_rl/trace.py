@@ -7,11 +7,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from aspen_rl.simulator.client import run_id_from
+from aspen_rl.contract.run_answer import normalise_file_path, result_file_path_of
+from aspen_rl.contract.workbook import is_workbook
 
 GET_SCHEMA = "get_schema"
 RUN_SIMULATION = "run_simulation"
 GET_RESULT = "get_result"
+RESULT_FILE_PATH = "result_file_path"
+"""Argument name of ``get_result``: the ``result_file_path`` a successful run returned."""
 
 
 class ToolCall(BaseModel):
@@ -20,11 +23,13 @@ class ToolCall(BaseModel):
     Attributes:
         name: Tool name (``get_schema``, ``run_simulation``, ``get_result``).
         arguments: Arguments as the tool understood them (``run_simulation`` stores the parsed
-            config as a dict, or the raw text when it was not valid JSON).
+            config as a dict, or the raw text when it was not valid JSON; ``get_result`` stores
+            ``{"result_file_path": ...}``).
         ok: The call achieved its purpose (for ``run_simulation``: the simulation succeeded).
         error: Readable reason when ``ok`` is false.
         latency_s: Wall time of the call.
-        response: The simulator's answer (full JSON document), ``None`` when there was none.
+        response: The simulator's answer (for ``get_result`` the full ``/get-aspen-result`` JSON),
+            ``None`` when there was none.
         started_at: UTC start time.
     """
 
@@ -37,26 +42,12 @@ class ToolCall(BaseModel):
     started_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
 
-def _successful_run_ids(calls: list[ToolCall]) -> set[str]:
-    ids: set[str] = set()
-    for call in calls:
-        if call.name == RUN_SIMULATION and call.ok and isinstance(call.response, dict):
-            for key in ("run_id", "result_file_path"):
-                ref = call.response.get(key)
-                if isinstance(ref, str) and ref.strip():
-                    ids.add(run_id_from(ref))
-    return ids
-
-
-def result_run_id(call: ToolCall) -> str | None:
-    """The run id a ``get_result`` call asked for (normalised), or ``None``."""
-    ref = call.arguments.get("run_id")
-    if not isinstance(ref, str):
+def result_path_of(call: ToolCall) -> str | None:
+    """The result file a ``get_result`` call asked for (normalised for comparison), or ``None``."""
+    ref = call.arguments.get(RESULT_FILE_PATH)
+    if not isinstance(ref, str) or not ref.strip():
         return None
-    try:
-        return run_id_from(ref)
-    except ValueError:
-        return None
+    return normalise_file_path(ref)
 
 
 class RunTrace(BaseModel):
@@ -82,9 +73,15 @@ class RunTrace(BaseModel):
         return [c for c in self.calls if c.name == name]
 
     @property
-    def run_ids(self) -> set[str]:
-        """Ids of the runs that succeeded in this trace."""
-        return _successful_run_ids(self.calls)
+    def result_paths(self) -> set[str]:
+        """Result files (normalised ``result_file_path``) of the runs that succeeded in this trace."""
+        paths: set[str] = set()
+        for call in self.calls:
+            if call.name == RUN_SIMULATION and call.ok:
+                path = result_file_path_of(call.response)
+                if path is not None:
+                    paths.add(normalise_file_path(path))
+        return paths
 
     @property
     def last_run(self) -> dict[str, Any] | None:
@@ -94,21 +91,24 @@ class RunTrace(BaseModel):
                 return call.response
         return None
 
+    def is_own_result(self, call: ToolCall, own: set[str] | None = None) -> bool:
+        """Whether ``call`` is a successful ``get_result`` that read a workbook of a run of this trace."""
+        if call.name != GET_RESULT or not call.ok or not is_workbook(call.response):
+            return False
+        paths = self.result_paths if own is None else own
+        return result_path_of(call) in paths
+
     def own_result_calls(self) -> list[ToolCall]:
-        """Successful ``get_result`` calls that read a run started in this same trace."""
-        own = self.run_ids
-        return [
-            c
-            for c in self.calls
-            if c.name == GET_RESULT and c.ok and isinstance(c.response, dict) and result_run_id(c) in own
-        ]
+        """Successful ``get_result`` calls that read a run started in this same trace, in order."""
+        own = self.result_paths
+        return [c for c in self.calls if self.is_own_result(c, own)]
 
     @property
     def last_results(self) -> dict[str, Any] | None:
-        """The latest results document read by a successful ``get_result`` of a run of this trace.
+        """The latest results workbook (``/get-aspen-result`` JSON) read of a run of this trace.
 
-        Results of runs that this trace did not start are ignored, so an agent cannot score by
-        reading someone else's run.
+        Results of runs this trace did not start are ignored (matched by ``result_file_path``), so an
+        agent cannot score by reading someone else's run.
         """
         own = self.own_result_calls()
         return own[-1].response if own else None

@@ -1,15 +1,19 @@
 """The offline scripted policy: an honest stand-in for an LLM that replays reference solutions.
 
 It is NOT a model and it ignores the system prompt. For a known task it plays the task's reference
-solution through the real tool-calling protocol (get_schema -> run_simulation -> get_result ->
-answer), and, with a seeded, configurable probability, makes the mistakes real agents make:
+solution through the real tool-calling protocol (get_schema -> run_simulation -> get_result with the
+``result_file_path`` the run returned -> answer read off the rendered results workbook), and, with a
+seeded, configurable probability, makes the mistakes real agents make in the real config dialect:
 
 - ``skip_schema``: never fetches the schema;
 - ``redundant_schema``: fetches the schema twice;
 - ``malformed_json``: first sends a truncated config that is not valid JSON;
-- ``wrong_unit``: first sends the config with a unit the simulator does not know;
+- ``wrong_unit``: first sends the config with a unit string no simulator knows (``TEMP_UNITS``
+  ``"centigrade"``);
 - ``redundant_result``: reads the results twice;
-- ``sloppy_answer``: reports one quantity 15 % off the simulator's value (a hallucinated number).
+- ``sloppy_answer``: reports one quantity 15 % off the simulator's value (a hallucinated number);
+- ``bad_stream_name``: first sends the config with a stream renamed against the schema's
+  ``^[A-Z]+-[0-9]+$`` pattern (``FEED-1`` -> ``FEED_1``, everywhere it appears).
 
 The policy is stateless between calls: the next action follows from the conversation so far and
 the rollout's mistake plan, which is drawn once per rollout from ``Random(f"{seed}:{task_id}:{n}")``
@@ -25,6 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from aspen_rl.contract.rendering import WORKBOOK_HEADING, Cells, read_rendering
 from aspen_rl.tasks import AspenTask
 
 MISTAKES: tuple[str, ...] = (
@@ -34,6 +39,7 @@ MISTAKES: tuple[str, ...] = (
     "wrong_unit",
     "redundant_result",
     "sloppy_answer",
+    "bad_stream_name",
 )
 """Every mistake the scripted policy can inject, in the order they are drawn."""
 
@@ -125,12 +131,12 @@ class ScriptedPolicy:
             item = script[step]
             arguments = dict(item["arguments"])
             if item["name"] == "get_result":
-                run_id = _last_run_id(history)
-                if run_id is None:
+                result_file_path = _last_result_file_path(history)
+                if result_file_path is None:
                     return AnswerAction(
-                        "The simulation did not return a run id, so no results could be read."
+                        "The simulation did not return a result_file_path, so no results could be read."
                     )
-                arguments = {"run_id": run_id}
+                arguments = {"result_file_path": result_file_path}
             return ToolCallAction(item["name"], arguments)
         results = _last_results(history)
         if results is None:
@@ -139,7 +145,7 @@ class ScriptedPolicy:
 
 
 def _script(task: AspenTask, plan: MistakePlan) -> list[dict[str, Any]]:
-    """The planned tool calls of a rollout (get_result's run id is filled in at call time)."""
+    """The planned tool calls of a rollout (get_result's result_file_path is filled in at call time)."""
     config = task.reference_config or {}
     block_types = ["base", *sorted({b["type"] for b in config.get("blocks", [])})]
     good = json.dumps(config)
@@ -152,6 +158,10 @@ def _script(task: AspenTask, plan: MistakePlan) -> list[dict[str, Any]]:
         steps.append({"name": "run_simulation", "arguments": {"config": good[: len(good) // 2]}})
     if plan.has("wrong_unit"):
         steps.append({"name": "run_simulation", "arguments": {"config": json.dumps(_break_a_unit(config))}})
+    if plan.has("bad_stream_name"):
+        renamed = _break_a_stream_name(config)
+        if renamed is not None:
+            steps.append({"name": "run_simulation", "arguments": {"config": json.dumps(renamed)}})
     steps.append({"name": "run_simulation", "arguments": {"config": good}, "must_succeed": True})
     steps.append({"name": "get_result", "arguments": {}, "must_succeed": True})
     if plan.has("redundant_result"):
@@ -171,8 +181,30 @@ def _break_a_unit(config: dict[str, Any]) -> dict[str, Any]:
     return broken
 
 
-def _answer(task: AspenTask, results: dict[str, Any], *, sloppy: bool) -> str:
-    """A final answer that reports every requested quantity from the simulator's results."""
+def _break_a_stream_name(config: dict[str, Any]) -> dict[str, Any] | None:
+    """A copy of ``config`` whose first stream is renamed ``FEED-1`` -> ``FEED_1`` wherever it appears
+    (``streams``, ``block_connections``, ``stream_data``), or ``None`` when it has no such stream."""
+    streams = config.get("streams")
+    names = [s for s in streams if isinstance(s, str) and "-" in s] if isinstance(streams, list) else []
+    if not names:
+        return None
+    old = names[0]
+    new = old.replace("-", "_")
+    broken = copy.deepcopy(config)
+    broken["streams"] = [new if s == old else s for s in broken["streams"]]
+    connections = broken.get("block_connections")
+    if isinstance(connections, dict):
+        for block, ports in connections.items():
+            if isinstance(ports, dict):
+                connections[block] = {new if k == old else k: v for k, v in ports.items()}
+    data = broken.get("stream_data")
+    if isinstance(data, dict) and old in data:
+        broken["stream_data"] = {new if k == old else k: v for k, v in data.items()}
+    return broken
+
+
+def _answer(task: AspenTask, results: Cells, *, sloppy: bool) -> str:
+    """A final answer that reports every requested quantity from the results the tool showed."""
     lines = [
         "The simulation converged. Requested results:",
         "",
@@ -181,8 +213,8 @@ def _answer(task: AspenTask, results: dict[str, Any], *, sloppy: bool) -> str:
     ]
     first = True
     for target in task.expected_output:
-        value = target.actual(results)
-        if value is not None:
+        value, _unit = results.get((target.sheet, target.row, target.column), (None, None))
+        if isinstance(value, float):
             shown = value * 1.15 if (sloppy and first) else value
             first = False
             lines.append(f"| {target.name} | {_fmt(shown)} | {target.unit} |")
@@ -223,30 +255,26 @@ def _parse(content: str) -> Any:
 
 
 def _is_failure(name: str, content: str) -> bool:
+    if name == "get_result":
+        return not content.startswith(WORKBOOK_HEADING)
     document = _parse(content)
-    if not isinstance(document, dict):
-        return True
-    return document.get("success") is False or ("error" in document and name == "get_result")
+    return not isinstance(document, dict) or document.get("success") is not True
 
 
-def _last_run_id(history: list[tuple[str, dict[str, Any], str]]) -> str | None:
+def _last_result_file_path(history: list[tuple[str, dict[str, Any], str]]) -> str | None:
     for name, _args, content in reversed(history):
         document = _parse(content)
-        if name == "run_simulation" and isinstance(document, dict) and document.get("success"):
-            run_id = document.get("run_id") or document.get("result_file_path")
-            return str(run_id) if run_id else None
+        if name == "run_simulation" and isinstance(document, dict) and document.get("success") is True:
+            path = document.get("result_file_path")
+            return str(path) if path else None
     return None
 
 
-def _last_results(history: list[tuple[str, dict[str, Any], str]]) -> dict[str, Any] | None:
+def _last_results(history: list[tuple[str, dict[str, Any], str]]) -> Cells | None:
+    """The cells of the latest results workbook the get_result tool showed, as a model would read them."""
     for name, _args, content in reversed(history):
-        document = _parse(content)
-        if (
-            name == "get_result"
-            and isinstance(document, dict)
-            and ("streams" in document or "blocks" in document)
-        ):
-            return document
+        if name == "get_result" and content.startswith(WORKBOOK_HEADING):
+            return read_rendering(content)
     return None
 
 

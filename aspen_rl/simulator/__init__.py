@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aspen_rl.simulator.client import SimulatorClient, run_id_from
+from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.simulator.errors import (
     SimulatorError,
     SimulatorHTTPError,
@@ -16,5 +16,4 @@ __all__ = [
     "SimulatorHTTPError",
     "SimulatorProtocolError",
     "SimulatorUnavailable",
-    "run_id_from",
 ]

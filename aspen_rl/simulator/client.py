@@ -1,13 +1,11 @@
-"""Async HTTP client for the simulator contract (mock or real Aspen service)."""
+"""Async HTTP client for the real Aspen service's routes (served alike by the mock)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
-from pathlib import PureWindowsPath
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 import httpx
 
@@ -23,38 +21,19 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# Statuses the run endpoint uses for "the simulation did not succeed" answers (contract):
-# 400 invalid input, 413 body too large, 422 could not be solved.
-_RUN_FAILURE_STATUSES = frozenset({400, 413, 422})
-
-
-def run_id_from(run_id_or_path: str) -> str:
-    """The run id named by a run id or a result file path (Windows or POSIX): its file stem.
-
-    Args:
-        run_id_or_path: ``"3f2a..."``, ``"/srv/results/3f2a.json"`` or ``"C:\\\\results\\\\3f2a.json"``.
-
-    Returns:
-        The run id (``"3f2a..."``).
-
-    Raises:
-        ValueError: The reference is empty.
-    """
-    text = str(run_id_or_path).strip().strip("\"'")
-    name = PureWindowsPath(text).name  # splits on both "/" and "\\"
-    if name.lower().endswith(".json"):
-        name = name[: -len(".json")]
-    if not name:
-        raise ValueError(f"run_id is empty (got {run_id_or_path!r})")
-    return name
+SCHEMA_FORMATS = ("json", "list")
+# Statuses of a run answer that carries the run's outcome: 200 success, 201 the simulation failed.
+_RUN_ANSWER_STATUSES = frozenset({200, 201})
 
 
 class SimulatorClient:
-    """Async client for the simulator service (``/health``, ``/api/schema``, ``/run-aspen-simulation``,
-    ``/api/results/{run_id}``).
+    """Async client for the real Aspen service's routes (the mock serves the same ones).
 
-    Connection errors, timeouts and HTTP 5xx are retried with exponential backoff
-    (``backoff_s * 2**attempt``); any other status is answered at once.
+    Routes: ``GET /health``, ``GET /api/schema``, ``GET /api/schema/list``, ``POST /run-aspen-simulation``,
+    ``GET /get-aspen-result?file_path=``, ``GET /download?file_path=``. Reads are retried on connection
+    errors, timeouts and HTTP 5xx with exponential backoff (``backoff_s * 2**attempt``); a simulation run
+    is never sent twice (it is retried only when the connection was never established). Any other
+    status is answered at once.
 
     Args:
         base_url: Service root, e.g. ``http://localhost:8002``.
@@ -180,79 +159,116 @@ class SimulatorClient:
     # -- contract -----------------------------------------------------------------------------
 
     async def health(self) -> dict[str, Any]:
-        """``GET /health``: ``{"status": "ok", "timestamp", "aspen_available", ...}``."""
+        """``GET /health``: ``{"status": "ok", "timestamp", "aspen_available"}``."""
         return await self._get_json("/health")
 
     async def list_schemas(self) -> list[str]:
-        """``GET /api/schema/list``: names of the schema parts (``base`` and one per block type)."""
-        data = await self._get_json("/api/schema/list")
-        names = data.get("schemas")
-        if not isinstance(names, list):
-            raise SimulatorProtocolError(f"/api/schema/list answered without a 'schemas' list: {data!r:.200}")
-        return [str(n) for n in names]
+        """``GET /api/schema/list``: the schema part names (``base`` and one per block type).
 
-    async def get_schema(self, types: list[str]) -> dict[str, Any]:
-        """``GET /api/schema?types=...&format=json``: JSON Schemas of the requested parts.
+        The service lists ``{"type", "file", "category", "description", "size"}`` entries; their
+        ``type`` is the name ``get_schema`` accepts.
+        """
+        data = await self._get_json("/api/schema/list")
+        entries = data.get("schemas")
+        if not isinstance(entries, list):
+            raise SimulatorProtocolError(f"/api/schema/list answered without a 'schemas' list: {data!r:.200}")
+        return [str(e.get("type")) if isinstance(e, dict) else str(e) for e in entries]
+
+    async def get_schema(
+        self,
+        types: list[str] | str = "base",
+        format: str = "json",
+    ) -> dict[str, Any]:
+        """``GET /api/schema?types=...&format=...``: the config schema parts.
 
         Args:
-            types: Schema part names, e.g. ``["base", "Heater"]``.
+            types: Part names (``["base", "Heater"]``, ``"Mixer,Heater"``), or ``"all"``.
+            format: ``"json"`` (the schemas themselves) or ``"list"`` (what parts exist).
 
         Returns:
-            ``{"schemas": {name: JSON Schema}}``.
+            The service's answer: ``{"success", "requested", "found", "schemas": {name: JSON Schema}}``
+            and, when some parts are unknown, ``success: false`` with ``not_found`` and ``message``
+            (still HTTP 200, as the real service answers).
 
         Raises:
-            SimulatorHTTPError: e.g. HTTP 400 for an unknown type (``.json`` holds ``valid_types``).
+            ValueError: No part named, or an unknown ``format``.
+            SimulatorHTTPError: Any status other than 200.
         """
-        cleaned = [str(t).strip() for t in types if str(t).strip()]
+        if format not in SCHEMA_FORMATS:
+            raise ValueError(f"format must be one of {list(SCHEMA_FORMATS)}, got {format!r}")
+        parts = types.split(",") if isinstance(types, str) else list(types)
+        cleaned = list(dict.fromkeys(str(t).strip() for t in parts if str(t).strip()))
         if not cleaned:
             raise ValueError("types must name at least one schema part, e.g. ['base', 'Heater']")
-        return await self._get_json("/api/schema", params={"types": ",".join(cleaned), "format": "json"})
+        return await self._get_json("/api/schema", params={"types": ",".join(cleaned), "format": format})
 
     async def run_simulation(self, config: dict[str, Any]) -> dict[str, Any]:
         """``POST /run-aspen-simulation``: run a flowsheet config.
 
-        A simulation that fails is an answer, not an exception: the service's JSON is returned
-        whether ``success`` is true or false.
+        A simulation that fails is an answer, not an exception: HTTP 200 carries
+        ``{"success": true, "aspen_file_path", "config_file_path", "result_file_path", "message"}``,
+        HTTP 201 ``{"success": false, "error_type", "error_message", ...}`` (the mock adds
+        ``error_code``); both are returned as they are. The request is never sent twice.
 
         Args:
-            config: The flowsheet config (see ``docs/simulator_contract.md``).
-
-        Returns:
-            ``{"success": true, "run_id", "result_file_path", ...}`` or
-            ``{"success": false, "error_type", "error_message"}``.
+            config: The flowsheet config in the real schema's dialect.
 
         Raises:
-            SimulatorUnavailable: The service is down or timed out after all retries.
-            SimulatorHTTPError: Any other unexpected status (404, 405, 5xx after retries...).
+            SimulatorUnavailable: The service is down, or the request timed out once sent.
+            SimulatorHTTPError: HTTP 400 (``{"error": ...}``: empty body), 413 (body too large),
+                5xx, or any other status; ``.error_message`` holds the service's ``error`` text.
+            SimulatorProtocolError: A 200/201 whose body is not a JSON object.
         """
         if not isinstance(config, dict):
             raise TypeError(f"config must be a dict, got {type(config).__name__}")
         response = await self._request("POST", "/run-aspen-simulation", idempotent=False, json=config)
-        if response.status_code == 200 or response.status_code in _RUN_FAILURE_STATUSES:
-            try:
-                data = self._json_object(response)
-            except SimulatorProtocolError:
-                if response.status_code == 200:
-                    raise
-                raise SimulatorHTTPError(
-                    str(response.request.url), response.status_code, response.text
-                ) from None
-            if response.status_code != 200 and data.get("success") is not False:
-                data = {"success": False, **data}
-            return data
-        raise SimulatorHTTPError(str(response.request.url), response.status_code, response.text)
+        if response.status_code not in _RUN_ANSWER_STATUSES:
+            raise SimulatorHTTPError(str(response.request.url), response.status_code, response.text)
+        data = self._json_object(response)
+        if response.status_code == 201 and data.get("success") is not False:
+            data = {**data, "success": False}  # 201 is the failure status of this route
+        return data
 
-    async def get_results(self, run_id_or_path: str) -> dict[str, Any]:
-        """``GET /api/results/{run_id}``: the full results document of a run.
+    async def get_result(self, result_file_path: str) -> dict[str, Any]:
+        """``GET /get-aspen-result?file_path=``: the results workbook of a run, as JSON.
 
         Args:
-            run_id_or_path: A run id, or the ``result_file_path`` the run returned (its stem is the id).
+            result_file_path: The ``result_file_path`` a successful run returned, as it was returned.
+
+        Returns:
+            ``{"status": "success", "file_info": {...}, "data": {sheet: {"row_count", "column_count",
+            "column_names", "data": [records]}}}`` (read it with :mod:`aspen_rl.contract.workbook`).
 
         Raises:
-            SimulatorHTTPError: e.g. HTTP 404 for an unknown run id.
+            ValueError: The path is empty.
+            SimulatorHTTPError: HTTP 400 (no file_path), 403 (outside the results folder), 404 (no such
+                file), each ``{"error", "timestamp"}``; or a 5xx after all retries.
         """
-        run_id = run_id_from(run_id_or_path)
-        return await self._get_json(f"/api/results/{quote(run_id, safe='')}")
+        path = _file_path_argument(result_file_path, "result_file_path")
+        return await self._get_json("/get-aspen-result", params={"file_path": path})
+
+    async def download(self, file_path: str) -> bytes:
+        """``GET /download?file_path=``: the bytes of a file the service wrote (workbook, .bkp, config).
+
+        Raises:
+            ValueError: The path is empty.
+            SimulatorHTTPError: HTTP 400/403/404 ``{"error", "timestamp"}``, or a 5xx after all retries.
+        """
+        path = _file_path_argument(file_path, "file_path")
+        response = await self._request("GET", "/download", params={"file_path": path})
+        if response.status_code != 200:
+            raise SimulatorHTTPError(str(response.request.url), response.status_code, response.text)
+        return response.content
+
+
+def _file_path_argument(path: str, name: str) -> str:
+    """A file path as sent to the service: blanks and surrounding quotes dropped, never empty."""
+    if not isinstance(path, str):
+        raise TypeError(f"{name} must be a string, got {type(path).__name__}")
+    cleaned = path.strip().strip("\"'").strip()
+    if not cleaned:
+        raise ValueError(f"{name} is empty: pass the result_file_path a successful run returned")
+    return cleaned
 
 
 def _cause(exc: httpx.TransportError) -> str:

@@ -49,11 +49,15 @@ class SimulatorHTTPError(SimulatorError):
 
     @property
     def error_message(self) -> str:
-        """The service's ``error_type: error_message`` when the body carries one, else the excerpt."""
+        """The service's reason: ``error`` of a ``{"error", "timestamp"}`` body, else
+        ``error_type: error_message``, else the body excerpt."""
         data = self.json
-        if isinstance(data, dict) and data.get("error_message"):
-            kind = data.get("error_type")
-            return f"{kind}: {data['error_message']}" if kind else str(data["error_message"])
+        if isinstance(data, dict):
+            if isinstance(data.get("error"), str) and data["error"].strip():
+                return data["error"].strip()
+            if data.get("error_message"):
+                kind = data.get("error_type")
+                return f"{kind}: {data['error_message']}" if kind else str(data["error_message"])
         return self.body_excerpt or f"HTTP {self.status_code}"
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from aspen_rl.contract.run_answer import result_file_path_of
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.tasks.datasets import load_tasks, save_tasks
 from aspen_rl.tasks.model import AspenTask
@@ -18,7 +19,7 @@ SAME_VALUE_REL_TOL = 1e-5
 
 
 class RegenerationError(RuntimeError):
-    """A reference config did not run, or a target path is missing from its results."""
+    """A reference config did not run, or a target's cell is missing from its results workbook."""
 
 
 class ValueChange(BaseModel):
@@ -38,7 +39,10 @@ def round_significant(value: float, digits: int = SIGNIFICANT_DIGITS) -> float:
 
 
 async def regenerate_task(task: AspenTask, client: SimulatorClient) -> tuple[AspenTask, list[ValueChange]]:
-    """Run ``task.reference_config`` and rewrite every target value from the results (tolerances kept).
+    """Run ``task.reference_config`` and rewrite every target value from its results workbook.
+
+    The run goes through ``POST /run-aspen-simulation``; each target's cell (sheet, row, column) is read
+    from ``GET /get-aspen-result`` of the returned ``result_file_path``. Tolerances and units are kept.
 
     Args:
         task: A task; one without a reference config is returned unchanged.
@@ -48,27 +52,38 @@ async def regenerate_task(task: AspenTask, client: SimulatorClient) -> tuple[Asp
         The updated task and the values that changed.
 
     Raises:
-        RegenerationError: The run failed, or a target path is not a number in the results.
+        RegenerationError: The run failed, or a target's cell is missing, not a number, or stated in
+            another unit than the target's.
     """
     if task.reference_config is None:
         return task, []
     answer = await client.run_simulation(task.reference_config)
-    if answer.get("success") is not True:
-        raise RegenerationError(
-            f"task {task.task_id}: reference config failed: "
-            f"{answer.get('error_type')}: {answer.get('error_message')}"
+    result_file_path = result_file_path_of(answer)
+    if result_file_path is None:
+        reason = (
+            f"{answer.get('error_code') or answer.get('error_type')}: {answer.get('error_message')}"
+            if answer.get("success") is not True
+            else "the run succeeded but returned no result_file_path"
         )
-    results = await client.get_results(str(answer.get("run_id") or answer.get("result_file_path")))
+        raise RegenerationError(f"task {task.task_id}: reference config failed: {reason}")
+    results = await client.get_result(result_file_path)
     targets = []
     changes = []
     for target in task.expected_output:
-        actual = target.actual(results)
-        if actual is None:
+        cell = target.cell(results)
+        if cell is None or cell.number is None:
+            found = "is missing" if cell is None else f"holds {cell.value!r}, not a number"
             raise RegenerationError(
-                f"task {task.task_id}: target {target.name!r}: path {target.path!r} is not a number "
-                "in the results document"
+                f"task {task.task_id}: target {target.name!r}: {target.address} {found} in the results "
+                f"workbook {result_file_path}"
             )
-        new = round_significant(actual)
+        if (cell.unit or "") != target.unit:
+            raise RegenerationError(
+                f"task {task.task_id}: target {target.name!r}: {target.address} is stated in "
+                f"{cell.unit or 'no unit'!r} in the results workbook; the target says "
+                f"{target.unit or 'no unit'!r}"
+            )
+        new = round_significant(cell.number)
         if math.isclose(new, target.value, rel_tol=SAME_VALUE_REL_TOL, abs_tol=1e-12):
             new = target.value  # unchanged within float noise: keep the stored digits
         updated = target.model_copy(update={"value": new})

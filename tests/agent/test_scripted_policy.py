@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -11,21 +12,38 @@ from aspen_rl.policy.scripted import AnswerAction, ScriptedPolicy, ToolCallActio
 from aspen_rl.tasks import AspenTask
 
 CONFIG: dict[str, Any] = {
-    "components": [{"cid": "WATER", "name": "water"}],
+    "components": [{"cid": "WATER", "name": "WATER", "cas_number": "7732-18-5", "database_name": "WATER"}],
     "property_methods": [{"method_name": "IDEAL", "is_basis_method": True}],
     "blocks": [{"name": "H1", "type": "Heater"}],
-    "streams": [{"name": "FEED"}, {"name": "PROD"}],
-    "stream_data": {"FEED": {"temperature": {"TEMP_VALUE": 25, "TEMP_UNITS": "C"}}},
+    "streams": ["FEED-1", "PRO-1"],
+    "block_connections": {"H1": {"FEED-1": "F(IN)", "PRO-1": "P(OUT)"}},
+    "stream_data": {"FEED-1": {"MIXED_SPEC": "TP", "temperature": {"TEMP_VALUE": 25, "TEMP_UNITS": "C"}}},
 }
-RESULTS = {"streams": {"PROD": {"temperature_C": 80.0}}, "blocks": {"H1": {"duty_kW": 1234.5}}}
+RESULT_PATH = "C:\\aspen\\results\\aspen_result_export_7.xlsx"
+# What get_result shows the model (aspen_rl.contract.rendering.render_workbook).
+RESULTS_TEXT = """Results workbook aspen_result_export_7.xlsx
+[Stream Summary]
+Row | Units | FEED-1 | PRO-1
+Temperature | C | 25 | 80
+Mole Fractions/WATER |  | 1 | 1
+[H1_result]
+QCALC = 1234.5 kW
+B_TEMP = 80 C"""
 TASK = AspenTask.model_validate(
     {
         "task_id": "t-heater",
         "user_requirement": "Heat 100 kmol/h of water from 25 C to 80 C in heater H1.",
         "difficulty": "easy",
         "expected_output": [
-            {"name": "outlet temperature", "path": "streams.PROD.temperature_C", "value": 80.0, "unit": "C"},
-            {"name": "heater duty", "path": "blocks.H1.duty_kW", "value": 1234.5, "unit": "kW"},
+            {
+                "name": "outlet temperature",
+                "sheet": "Stream Summary",
+                "row": "Temperature",
+                "column": "PRO-1",
+                "value": 80.0,
+                "unit": "C",
+            },
+            {"name": "heater duty", "sheet": "H1_result", "row": "QCALC", "value": 1234.5, "unit": "kW"},
         ],
         "reference_config": CONFIG,
     }
@@ -64,17 +82,23 @@ def play(policy: ScriptedPolicy, key: str, simulator: Any) -> tuple[list[ToolCal
 
 def healthy_simulator(action: ToolCallAction) -> str:
     if action.name == "get_schema":
-        return json.dumps({"schemas": {}})
+        return json.dumps({"success": True, "schemas": {}})
     if action.name == "run_simulation":
         try:
             config = json.loads(action.arguments["config"])
         except json.JSONDecodeError as exc:
-            return f"run_simulation failed: config is not valid JSON ({exc})"
-        if config["stream_data"]["FEED"]["temperature"]["TEMP_UNITS"] != "C":
-            return json.dumps({"success": False, "error_type": "UnitError", "error_message": "unknown unit"})
-        return json.dumps({"success": True, "run_id": "run-7"})
-    assert action.arguments == {"run_id": "run-7"}
-    return json.dumps(RESULTS)
+            return json.dumps({"success": False, "error_type": "InvalidJSON", "error_message": str(exc)})
+        bad_names = [s for s in config["streams"] if not re.fullmatch(r"[A-Z]+-[0-9]+", s)]
+        if bad_names:
+            message = f"SchemaViolation: streams: {bad_names[0]!r} does not match ^[A-Z]+-[0-9]+$"
+            return json.dumps({"success": False, "error_code": "SchemaViolation", "error_message": message})
+        if config["stream_data"]["FEED-1"]["temperature"]["TEMP_UNITS"] != "C":
+            return json.dumps(
+                {"success": False, "error_code": "UnknownUnit", "error_message": "unknown unit"}
+            )
+        return json.dumps({"success": True, "result_file_path": RESULT_PATH})
+    assert action.arguments == {"result_file_path": RESULT_PATH}
+    return RESULTS_TEXT
 
 
 def test_clean_run_follows_schema_simulate_result_and_reports_simulator_values() -> None:
@@ -82,22 +106,48 @@ def test_clean_run_follows_schema_simulate_result_and_reports_simulator_values()
     assert [c.name for c in calls] == ["get_schema", "run_simulation", "get_result"]
     assert calls[0].arguments == {"block_types": ["base", "Heater"]}
     assert json.loads(calls[1].arguments["config"]) == CONFIG
+    assert calls[2].arguments == {"result_file_path": RESULT_PATH}
     assert "| outlet temperature | 80 | C |" in answer
     assert "| heater duty | 1234 | kW |" in answer  # 4 significant figures of 1234.5
 
 
 def test_every_mistake_at_error_rate_one() -> None:
     calls, answer = play(ScriptedPolicy([TASK], error_rate=1.0), "r1", healthy_simulator)
-    # skip_schema wins over redundant_schema; malformed JSON, then a wrong unit, then the good config.
-    assert [c.name for c in calls] == ["run_simulation"] * 3 + ["get_result"] * 2
+    # skip_schema wins over redundant_schema; malformed JSON, a wrong unit, a bad stream name, then the
+    # good config; the results are read twice.
+    assert [c.name for c in calls] == ["run_simulation"] * 4 + ["get_result"] * 2
     with pytest.raises(json.JSONDecodeError):
         json.loads(calls[0].arguments["config"])
     assert (
-        json.loads(calls[1].arguments["config"])["stream_data"]["FEED"]["temperature"]["TEMP_UNITS"]
+        json.loads(calls[1].arguments["config"])["stream_data"]["FEED-1"]["temperature"]["TEMP_UNITS"]
         == "centigrade"
     )
-    assert json.loads(calls[2].arguments["config"]) == CONFIG
+    renamed = json.loads(calls[2].arguments["config"])
+    assert renamed["streams"] == ["FEED_1", "PRO-1"]
+    assert renamed["block_connections"] == {"H1": {"FEED_1": "F(IN)", "PRO-1": "P(OUT)"}}
+    assert list(renamed["stream_data"]) == ["FEED_1"]
+    assert json.loads(calls[3].arguments["config"]) == CONFIG
     assert "| outlet temperature | 92 | C |" in answer  # sloppy: 80 * 1.15, a number the simulator never gave
+
+
+def test_a_target_the_results_do_not_show_is_reported_as_not_available() -> None:
+    def short_results(action: ToolCallAction) -> str:
+        text = healthy_simulator(action)
+        return text.replace("QCALC = 1234.5 kW\n", "") if action.name == "get_result" else text
+
+    _, answer = play(ScriptedPolicy([TASK], error_rate=0.0), "r1", short_results)
+    assert "| heater duty | not available | kW |" in answer
+
+
+def test_a_result_read_that_fails_ends_with_an_honest_answer() -> None:
+    def missing_file(action: ToolCallAction) -> str:
+        if action.name == "get_result":
+            return json.dumps({"success": False, "error_type": "HTTP404", "error_message": "文件不存在"})
+        return healthy_simulator(action)
+
+    calls, answer = play(ScriptedPolicy([TASK], error_rate=0.0), "r1", missing_file)
+    assert [c.name for c in calls][-1] == "get_result"
+    assert answer.startswith("The simulation could not be completed")
 
 
 def test_failed_reference_simulation_ends_with_an_honest_answer() -> None:

@@ -1,28 +1,28 @@
-"""Simulator client transport behaviour: retries on 5xx, no retry on 4xx, service down, timeouts."""
+"""Simulator client on the real routes: retries of reads on 5xx, no retry on 4xx or of a run, timeouts."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import Iterator
 
 import httpx
 import pytest
-from fastapi import FastAPI
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
 
 from aspen_rl.simulator import (
     SimulatorClient,
     SimulatorHTTPError,
     SimulatorProtocolError,
     SimulatorUnavailable,
-    run_id_from,
 )
 
 
 def flaky_app(failures: int) -> tuple[FastAPI, dict[str, int]]:
     """An app whose endpoints answer HTTP 503 ``failures`` times, then behave."""
     app = FastAPI()
-    hits = {"health": 0, "run": 0, "results": 0}
+    hits = {"health": 0, "run": 0, "results": 0, "download": 0}
 
     @app.get("/health")
     async def health() -> JSONResponse:
@@ -32,18 +32,38 @@ def flaky_app(failures: int) -> tuple[FastAPI, dict[str, int]]:
         return JSONResponse({"status": "ok", "aspen_available": False})
 
     @app.post("/run-aspen-simulation")
-    async def run() -> JSONResponse:
+    async def run(request: Request) -> JSONResponse:
         hits["run"] += 1
-        body = {"success": False, "error_type": "NotConverged", "error_message": "recycle S5 diverged"}
-        return JSONResponse(body, status_code=422)
+        raw = await request.body()
+        if not raw or raw.strip() == b"{}":
+            return JSONResponse({"error": "请求体为空"}, status_code=400)
+        if len(raw) > 1000:
+            return JSONResponse({"error": "request body too large"}, status_code=413)
+        body = {
+            "success": False,
+            "config_file_path": "C:/cfg/config_1.json",
+            "error_type": "模拟运行过程发生错误",
+            "error_code": "NotConverged",
+            "error_message": "NotConverged: recycle S-5 diverged",
+        }
+        return JSONResponse(body, status_code=201)
 
-    @app.get("/api/results/{run_id}")
-    async def results(run_id: str) -> JSONResponse:
+    @app.get("/get-aspen-result")
+    async def results(file_path: str | None = None) -> JSONResponse:
         hits["results"] += 1
-        if run_id == "garbage":
+        if file_path == "garbage":
             return JSONResponse(["not", "an", "object"])
-        body = {"success": False, "error_type": "UnknownRun", "error_message": f"no run {run_id}"}
+        if file_path and file_path.startswith("/etc"):
+            return JSONResponse(
+                {"error": f"路径不在结果目录内: {file_path}", "timestamp": "t"}, status_code=403
+            )
+        body = {"error": f"文件不存在: {file_path}", "timestamp": "2026-11-22T20:00:00"}
         return JSONResponse(body, status_code=404)
+
+    @app.get("/download")
+    async def download(file_path: str) -> Response:
+        hits["download"] += 1
+        return Response(b"PK\x03\x04", media_type="application/octet-stream")
 
     return app, hits
 
@@ -73,27 +93,48 @@ async def test_persistent_5xx_raises_http_error_after_all_attempts() -> None:
 
 async def test_4xx_is_not_retried_and_names_the_service_error() -> None:
     app, hits = flaky_app(failures=0)
+    path = "C:\\aspen\\results\\aspen_result_export_1.xlsx"
     async with client_for(app) as client:
         with pytest.raises(SimulatorHTTPError) as info:
-            await client.get_results("C:\\runs\\results\\abc123.json")
-    assert hits["results"] == 1
-    assert info.value.status_code == 404
-    assert info.value.error_message == "UnknownRun: no run abc123"  # the file stem was used as the run id
+            await client.get_result(f"  {path} ")
+        assert info.value.status_code == 404
+        assert info.value.error_message == f"文件不存在: {path}"  # sent as given, blanks trimmed
+        with pytest.raises(SimulatorHTTPError) as info:
+            await client.get_result("/etc/passwd")
+        assert info.value.status_code == 403
+        with pytest.raises(ValueError, match="result_file_path is empty"):
+            await client.get_result("  ")
+    assert hits["results"] == 2
 
 
 async def test_failed_simulation_is_an_answer_not_an_exception() -> None:
     app, hits = flaky_app(failures=0)
     async with client_for(app) as client:
         answer = await client.run_simulation({"blocks": []})
-    assert answer == {"success": False, "error_type": "NotConverged", "error_message": "recycle S5 diverged"}
-    assert hits["run"] == 1
+        assert answer["success"] is False
+        assert (answer["error_type"], answer["error_code"]) == ("模拟运行过程发生错误", "NotConverged")
+        assert hits["run"] == 1
+        with pytest.raises(SimulatorHTTPError) as info:  # the real service refuses an empty config
+            await client.run_simulation({})
+        assert (info.value.status_code, info.value.error_message) == (400, "请求体为空")
+        with pytest.raises(SimulatorHTTPError) as info:
+            await client.run_simulation({"padding": "x" * 2000})
+        assert info.value.status_code == 413
+    assert hits["run"] == 3  # nothing was sent twice
+
+
+async def test_download_returns_the_bytes() -> None:
+    app, hits = flaky_app(failures=0)
+    async with client_for(app) as client:
+        assert await client.download("C:/aspen/results/aspen_result_export_1.xlsx") == b"PK\x03\x04"
+    assert hits["download"] == 1
 
 
 async def test_non_object_json_is_a_protocol_error() -> None:
     app, _ = flaky_app(failures=0)
     async with client_for(app) as client:
         with pytest.raises(SimulatorProtocolError, match="expected an object"):
-            await client.get_results("garbage")
+            await client.get_result("garbage")
 
 
 def _closed_port() -> int:
@@ -151,23 +192,10 @@ async def test_a_sent_simulation_is_not_resubmitted_after_a_5xx() -> None:
     assert len(runs) == 1
 
 
-@pytest.mark.parametrize(
-    ("ref", "expected"),
-    [
-        ("3f2a9c", "3f2a9c"),
-        ("/srv/results/3f2a9c.json", "3f2a9c"),
-        ("C:\\Aspen\\results\\3f2a9c.json", "3f2a9c"),
-        (' "3f2a9c" ', "3f2a9c"),
-    ],
-)
-def test_run_id_from(ref: str, expected: str) -> None:
-    assert run_id_from(ref) == expected
-
-
 def test_bad_client_arguments_name_the_parameter() -> None:
     with pytest.raises(ValueError, match="timeout_s"):
         SimulatorClient(timeout_s=0)
     with pytest.raises(ValueError, match="base_url"):
         SimulatorClient("localhost:8002")
-    with pytest.raises(ValueError, match="run_id is empty"):
-        run_id_from("  ")
+    with pytest.raises(ValueError, match="format must be one of"):
+        asyncio.run(SimulatorClient().get_schema("base", format="xml"))

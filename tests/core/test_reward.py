@@ -6,6 +6,7 @@ import copy
 
 import pytest
 from pydantic import ValidationError
+from workbooks import heater_workbook
 
 from aspen_rl.reward import (
     RewardWeights,
@@ -23,59 +24,43 @@ from aspen_rl.trace import RunTrace, ToolCall
 TASK = AspenTask(
     task_id="t-heater",
     user_requirement=(
-        "Heat 100 kmol/h of water from 25 C to 80 C at 1 bar in heater H1 (FEED -> PROD). "
-        "Report the PROD temperature and the H1 duty."
+        "Heat 100 kmol/h of water from 25 C to 80 C at 1 bar in heater H1 (FEED-1 -> PRO-1). "
+        "Report the PRO-1 temperature and the H1 duty."
     ),
     difficulty="easy",
     expected_output=[
         Target(
-            name="PROD temperature",
-            path="streams.PROD.temperature_C",
+            name="PRO-1 temperature",
+            sheet="Stream Summary",
+            row="Temperature",
+            column="PRO-1",
             value=80.0,
             unit="C",
             abs_tol=0.5,
             rel_tol=0.0,
         ),
-        Target(name="H1 duty", path="blocks.H1.duty_kW", value=115.1, unit="kW", rel_tol=0.02),
+        Target(name="H1 duty", sheet="H1_result", row="QCALC", value=115.1, unit="kW", rel_tol=0.02),
     ],
     ideal_tool_calls=3,
 )
 
 CONFIG = {
-    "components": [{"cid": "WATER", "name": "water"}],
+    "components": [{"cid": "WATER", "name": "WATER", "cas_number": "7732-18-5", "database_name": "WATER"}],
     "blocks": [{"name": "H1", "type": "Heater"}],
-    "stream_data": {"FEED": {"temperature": {"TEMP_VALUE": 25}, "flow": {"TOTFLOW_VALUE": 100}}},
+    "streams": ["FEED-1", "PRO-1"],
+    "stream_data": {"FEED-1": {"temperature": {"TEMP_VALUE": 25}, "flow": {"TOTFLOW_VALUE": 100}}},
     "blocks_Heater_data": {"H1": {"SPEC_DATA": {"TEMP_VALUE": 80, "PRES_VALUE": 1}}},
 }
+RESULT_PATH = "C:\\aspen\\results\\aspen_result_export_20261122_200000.xlsx"
 RUN_OK = {
     "success": True,
-    "run_id": "r1",
-    "aspen_file_path": "C:/sim/r1.bkp",
-    "result_file_path": "/srv/results/r1.json",
-    "message": "Simulation completed",
-    "warnings": [],
+    "aspen_file_path": "C:\\aspen\\output\\output_20261122_200000.bkp",
+    "config_file_path": "C:\\aspen\\config\\config_20261122_200000.json",
+    "result_file_path": RESULT_PATH,
+    "message": "Aspen模拟已成功运行并保存",
 }
-RESULTS = {
-    "run_id": "r1",
-    "success": True,
-    "streams": {
-        "FEED": {
-            "temperature_C": 25.0,
-            "pressure_bar": 1.0,
-            "vapor_fraction": 0.0,
-            "molar_flow_kmol_hr": 100.0,
-        },
-        "PROD": {
-            "temperature_C": 80.0,
-            "pressure_bar": 1.0,
-            "vapor_fraction": 0.0,
-            "molar_flow_kmol_hr": 100.0,
-            "mass_flow_kg_hr": 1801.5,
-        },
-    },
-    "blocks": {"H1": {"type": "Heater", "duty_kW": 115.1, "power_kW": 0.0}},
-}
-GOOD_ANSWER = "Simulation converged.\n- PROD temperature: 80.0 °C\n- H1 heater duty: 115.1 kW"
+RESULTS = heater_workbook(RESULT_PATH, temperature_c=80.0, duty_kw=115.1)
+GOOD_ANSWER = "Simulation converged.\n- PRO-1 temperature: 80.0 °C\n- H1 heater duty: 115.1 kW"
 
 
 def schema_call(types: list[str] | None = None, ok: bool = True) -> ToolCall:
@@ -94,8 +79,10 @@ def run_call(config: object = None, response: dict | None = None) -> ToolCall:
     )
 
 
-def result_call(run_id: str = "r1", document: dict | None = None) -> ToolCall:
-    return ToolCall(name="get_result", arguments={"run_id": run_id}, ok=True, response=document or RESULTS)
+def result_call(path: str = RESULT_PATH, document: dict | None = None) -> ToolCall:
+    return ToolCall(
+        name="get_result", arguments={"result_file_path": path}, ok=True, response=document or RESULTS
+    )
 
 
 def trace_of(*calls: ToolCall, answer: str = GOOD_ANSWER) -> RunTrace:
@@ -122,7 +109,12 @@ def test_missing_schema_call_costs_a_third_of_the_order_score() -> None:
 def test_failed_simulation_then_fix() -> None:
     failed = run_call(
         config={**CONFIG, "components": [{"cid": "WATR", "name": "watr"}]},
-        response={"success": False, "error_type": "UnknownComponent", "error_message": "components[0]"},
+        response={
+            "success": False,
+            "error_type": "模拟配置写入失败",
+            "error_code": "UnknownComponent",
+            "error_message": "UnknownComponent: components[0]",
+        },
     )
     trace = trace_of(schema_call(), failed, run_call(), result_call())
     # calls: useful 3, failed 1 -> efficiency 1 * (1 - 0.2) = 0.8; completion 1; quality 1
@@ -134,7 +126,14 @@ def test_failed_simulation_then_fix() -> None:
 
 
 def test_simulation_that_never_succeeds() -> None:
-    diverged = run_call(response={"success": False, "error_type": "NotConverged", "error_message": "H1"})
+    diverged = run_call(
+        response={
+            "success": False,
+            "error_type": "模拟运行过程发生错误",
+            "error_code": "NotConverged",
+            "error_message": "NotConverged: H1",
+        }
+    )
     trace = trace_of(schema_call(), diverged, answer="The simulation did not converge.")
     # completion: config 0.1 + accepted (a solve failure) 0.1 = 0.2
     assert completion_score(TASK, trace) == pytest.approx(0.2)
@@ -215,25 +214,60 @@ def test_answer_without_simulation_earns_no_completion_or_reporting() -> None:
 
 
 def test_results_of_another_rollouts_run_do_not_count() -> None:
-    foreign = copy.deepcopy(RESULTS)
-    foreign["run_id"] = "someone-else"
-    trace = trace_of(schema_call(), run_call(), result_call("someone-else", foreign))
+    other = "C:\\aspen\\results\\aspen_result_export_20261122_193000.xlsx"
+    trace = trace_of(schema_call(), run_call(), result_call(other, heater_workbook(other)))
     # read 0, targets 0 -> completion 0.1+0.1+0.2 = 0.4; order: schema, simulate -> 2/3
     assert completion_score(TASK, trace) == pytest.approx(0.4)
     assert tool_efficiency_score(TASK, trace) == pytest.approx(2 / 3)
+    # ... and their numbers do not ground the answer: 95.0 and 140.0 only exist in the foreign workbook.
+    foreign = heater_workbook(other, temperature_c=95.0, duty_kw=140.0)
+    answer = "Results:\n- PRO-1 temperature: 95.0 °C\n- H1 duty: 140.0 kW"
+    trace = trace_of(schema_call(), run_call(), result_call(), result_call(other, foreign), answer=answer)
+    # reported 0/2, grounded 0/2 (neither number is in this rollout's workbook) -> 0.2 * form 1
+    assert response_quality_score(TASK, trace) == pytest.approx(0.2)
 
 
-def test_result_by_file_path_counts_as_reading_the_run() -> None:
-    trace = trace_of(schema_call(), run_call(), result_call("C:\\results\\r1.json"))
+def test_the_same_result_file_written_differently_counts_as_reading_the_run() -> None:
+    written = ' "' + RESULT_PATH.replace("\\", "/") + '" '
+    trace = trace_of(schema_call(), run_call(), result_call(written))
     assert completion_score(TASK, trace) == pytest.approx(1.0)
 
 
+def test_an_error_answer_of_get_result_is_not_a_read() -> None:
+    missing = ToolCall(
+        name="get_result",
+        arguments={"result_file_path": RESULT_PATH},
+        ok=True,  # even if a tool recorded it as ok, an answer that is not a workbook is not results
+        response={"error": "文件不存在", "timestamp": "t"},
+    )
+    trace = trace_of(schema_call(), run_call(), missing)
+    assert completion_score(TASK, trace) == pytest.approx(0.4)
+
+
 def test_targets_out_of_tolerance() -> None:
-    document = copy.deepcopy(RESULTS)
-    document["streams"]["PROD"]["temperature_C"] = 81.0  # |81 - 80| = 1 > abs_tol 0.5 (rel_tol 0)
+    document = heater_workbook(RESULT_PATH, temperature_c=81.0)  # |81 - 80| = 1 > abs_tol 0.5 (rel_tol 0)
     trace = trace_of(schema_call(), run_call(), result_call(document=document))
     # completion = 0.5 + 0.5 * (1/2) = 0.75
     assert completion_score(TASK, trace) == pytest.approx(0.75)
+
+
+def test_a_cell_stated_in_another_unit_does_not_meet_the_target() -> None:
+    document = copy.deepcopy(RESULTS)
+    units_row = document["data"]["H1_result"]["data"][1]
+    assert units_row == {"Parameter": "QCALC_UNITS", "Value": "kW"}
+    units_row["Value"] = "MW"
+    trace = trace_of(schema_call(), run_call(), result_call(document=document))
+    assert completion_score(TASK, trace) == pytest.approx(0.75)
+
+
+def test_a_run_the_real_service_failed_while_running_counts_as_accepted() -> None:
+    # The real service sends no error_code: its error_type category says the config was written.
+    ran = run_call(
+        response={"success": False, "error_type": "模拟运行过程发生错误", "error_message": "**  ERROR"}
+    )
+    refused = run_call(response={"success": False, "error_type": "模拟配置写入失败", "error_message": "bad"})
+    assert completion_score(TASK, trace_of(schema_call(), ran)) == pytest.approx(0.2)
+    assert completion_score(TASK, trace_of(schema_call(), refused)) == pytest.approx(0.1)
 
 
 def test_extract_numbers_skips_identifiers() -> None:
@@ -288,15 +322,15 @@ def test_custom_weights_change_total() -> None:
 
 
 def test_run_ids_and_paths_in_the_answer_are_not_numbers() -> None:
-    run = {**RUN_OK, "run_id": "20240611-8123", "result_file_path": "/srv/results/20240611-8123.json"}
-    document = {**RESULTS, "run_id": "20240611-8123"}
+    path = "/srv/results/aspen_result_export_20240611_081234.xlsx"
+    run = {**RUN_OK, "run_id": "20240611-8123", "result_file_path": path}
     answer = (
         GOOD_ANSWER
-        + "\nRun 20240611-8123, results in /srv/results/20240611-8123.json,"
+        + f"\nRun 20240611-8123, results in {path}, config in {RUN_OK['config_file_path']},"
         + " trace 0b7e4c1e-9f2d-4c3a-8e1f-5a6b7c8d9e0f"
     )
     trace = trace_of(
-        schema_call(), run_call(response=run), result_call("20240611-8123", document), answer=answer
+        schema_call(), run_call(response=run), result_call(path, heater_workbook(path)), answer=answer
     )
     # only 80.0 and 115.1 are read as numbers -> grounded 1 -> quality 1
     assert response_quality_score(TASK, trace) == pytest.approx(1.0)

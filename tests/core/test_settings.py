@@ -109,28 +109,45 @@ def test_api_key_is_never_shown(monkeypatch: pytest.MonkeyPatch) -> None:
 
 TASK = AspenTask(
     task_id="t",
-    user_requirement="Heat FEED to 80 C in H1 and report the PROD temperature.",
+    user_requirement="Heat FEED-1 to 80 C in H1 and report the PRO-1 temperature.",
     difficulty="easy",
-    expected_output=[Target(name="T", path="streams.PROD.temperature_C", value=80.0, abs_tol=0.5)],
+    expected_output=[
+        Target(
+            name="T",
+            sheet="Stream Summary",
+            row="Temperature",
+            column="PRO-1",
+            unit="C",
+            value=80.0,
+            abs_tol=0.5,
+        )
+    ],
 )
+RESULT_PATH = "/srv/results/aspen_result_export_1.xlsx"
+SUMMARY = {
+    "row_count": 1,
+    "column_count": 3,
+    "column_names": ["Unnamed: 0", "Units", "PRO-1"],
+    "data": [{"Unnamed: 0": "Temperature", "Units": "C", "PRO-1": 80.0}],
+}
 # No schema call: completion 1 (config, accepted, ran, read, 1/1 target), tool efficiency 2/3
-# (order: simulate + result), response quality 1 (80.0 reported and grounded; 41 chars on 2 lines).
+# (order: simulate + result), response quality 1 (80.0 reported and grounded; 42 chars on 2 lines).
 NO_SCHEMA = RunTrace(
     calls=[
         ToolCall(
             name="run_simulation",
             arguments={"config": {"blocks": []}},
             ok=True,
-            response={"success": True, "run_id": "r1"},
+            response={"success": True, "result_file_path": RESULT_PATH},
         ),
         ToolCall(
             name="get_result",
-            arguments={"run_id": "r1"},
+            arguments={"result_file_path": RESULT_PATH},
             ok=True,
-            response={"run_id": "r1", "streams": {"PROD": {"temperature_C": 80.0}}},
+            response={"status": "success", "file_info": {}, "data": {"Stream Summary": SUMMARY}},
         ),
     ],
-    final_answer="Simulation done.\n- PROD temperature: 80.0 C",
+    final_answer="Simulation done.\n- PRO-1 temperature: 80.0 C",
 )
 
 

@@ -1,16 +1,20 @@
-"""Agent tools without a simulator: readable errors, recording, AutoGen compatibility, compact results."""
+"""Agent tools: readable errors, recording, AutoGen compatibility, real routes, the rendered workbook."""
 
 from __future__ import annotations
 
 import json
 import socket
 
+import httpx
 import pytest
 from autogen_core import CancellationToken
 from autogen_core.tools import FunctionTool
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from workbooks import heater_workbook
 
 from aspen_rl.simulator import SimulatorClient
-from aspen_rl.tools import build_tools, compact_results
+from aspen_rl.tools import build_tools, run_answer_for_model
 from aspen_rl.trace import RunTrace
 
 
@@ -51,7 +55,7 @@ async def test_simulator_down_gives_readable_text_for_every_tool(down_client: Si
     texts = [
         await get_schema(["Heater"]),
         await run_simulation('{"blocks": []}'),
-        await get_result("C:\\results\\abc.json"),
+        await get_result("C:\\results\\aspen_result_export_1.xlsx"),
     ]
     for text in texts:
         answer = json.loads(text)
@@ -62,7 +66,7 @@ async def test_simulator_down_gives_readable_text_for_every_tool(down_client: Si
     assert all(not c.ok and c.error.startswith("SimulatorUnavailable: ") for c in trace.calls)
     assert trace.calls[0].arguments == {"block_types": ["Heater"]}
     assert trace.calls[1].arguments == {"config": {"blocks": []}}  # parsed config is recorded
-    assert trace.calls[2].arguments == {"run_id": "C:\\results\\abc.json"}
+    assert trace.calls[2].arguments == {"result_file_path": "C:\\results\\aspen_result_export_1.xlsx"}
 
 
 async def test_tools_are_autogen_function_tools(down_client: SimulatorClient) -> None:
@@ -80,33 +84,33 @@ async def test_tools_are_autogen_function_tools(down_client: SimulatorClient) ->
     assert len(trace.calls) == 1
 
 
-def test_compact_results_rounds_and_trims() -> None:
-    stream = {
-        "temperature_C": 80.123456789,
-        "mole_fractions": {"WATER": 0.999999912},
-        "mass_fractions": {"WATER": 1.0},
-        "component_flows_kmol_hr": {"WATER": 100.0},
-        "enthalpy_flow_kW": -79012.3456,
+def test_the_model_reads_success_and_the_result_file_or_the_failure_reasons() -> None:
+    ok = {
+        "success": True,
+        "aspen_file_path": "C:/out/output_1.bkp",
+        "config_file_path": "C:/cfg/config_1.json",
+        "result_file_path": "C:/res/aspen_result_export_1.xlsx",
+        "message": "Aspen模拟已成功运行并保存",
+        "run_id": "1",
+        "warnings": [],
     }
-    profile = [{"stage": i, "T_C": 80.0 + i, "x": {"WATER": 1.0}} for i in range(1, 31)]
-    doc = {
-        "run_id": "r1",
-        "streams": {f"S{i}": dict(stream) for i in range(3)},
-        "blocks": {"C1": {"type": "RadFrac", "reboiler_duty_kW": 1234.5678, "stage_profile": profile}},
+    assert run_answer_for_model(ok) == {
+        "success": True,
+        "result_file_path": "C:/res/aspen_result_export_1.xlsx",
     }
-    full = json.loads(compact_results(doc))
-    assert full["streams"]["S0"]["temperature_C"] == 80.123
-    assert full["streams"]["S0"]["mole_fractions"]["WATER"] == 1.0
-    assert full["streams"]["S0"]["enthalpy_flow_kW"] == -79012.0
-    assert len(full["blocks"]["C1"]["stage_profile"]) == 30
-    trimmed = json.loads(compact_results(doc, max_chars=600))
-    assert "enthalpy_flow_kW" not in trimmed["streams"]["S2"]
-    assert "mass_fractions" not in trimmed["streams"]["S2"]
-    assert "stage_profile" not in trimmed["blocks"]["C1"]
-    assert trimmed["streams"]["S2"]["component_flows_kmol_hr"] == {"WATER": 100.0}  # short enough now
-    assert trimmed["streams"]["S2"]["temperature_C"] == 80.123
-    assert trimmed["blocks"]["C1"]["reboiler_duty_kW"] == 1234.6
-    assert doc["streams"]["S0"]["temperature_C"] == 80.123456789  # the recorded document is untouched
+    failed = {
+        "success": False,
+        "config_file_path": "C:/cfg/config_2.json",
+        "error_type": "模拟配置写入失败",
+        "error_code": "UnknownComponent",
+        "error_message": "UnknownComponent: components[0].name 'unobtainium' " + "x" * 5000,
+    }
+    shown = run_answer_for_model(failed)
+    assert list(shown) == ["success", "error_type", "error_code", "error_message"]
+    assert shown["error_message"].startswith("UnknownComponent: components[0].name 'unobtainium'")
+    assert len(shown["error_message"]) < 2100  # the trace keeps the whole message
+    real = {"success": False, "error_type": "模拟运行过程发生错误", "error_message": "**  ERROR ..."}
+    assert run_answer_for_model(real) == real  # the real service sends no error_code
 
 
 async def test_config_in_a_markdown_code_fence_is_accepted(down_client: SimulatorClient) -> None:
@@ -115,3 +119,96 @@ async def test_config_in_a_markdown_code_fence_is_accepted(down_client: Simulato
     answer = json.loads(await run_simulation('```json\n{"blocks": [{"name": "H1", "type": "Heater"}]}\n```'))
     assert answer["error_type"] == "SimulatorUnavailable"  # it got as far as the (down) simulator
     assert trace.calls[0].arguments == {"config": {"blocks": [{"name": "H1", "type": "Heater"}]}}
+
+
+def real_shaped_service() -> FastAPI:
+    """The real service's routes and answer shapes, with canned answers (one heater run)."""
+    app = FastAPI()
+    result_path = "C:\\aspen\\results\\aspen_result_export_1.xlsx"
+
+    @app.get("/api/schema")
+    async def schema(types: str = "base", format: str = "json") -> JSONResponse:
+        requested = types.split(",")
+        known = {t: {"type": "object"} for t in requested if t in ("base", "Heater")}
+        body = {"success": len(known) == len(requested), "requested": requested, "found": len(known)}
+        body["schemas"] = known
+        missing = [t for t in requested if t not in known]
+        if missing:
+            body |= {"not_found": missing, "message": f"部分 Schema 未找到: {', '.join(missing)}"}
+        return JSONResponse(body)
+
+    @app.post("/run-aspen-simulation")
+    async def run(config: dict) -> JSONResponse:
+        if config.get("streams") != ["FEED-1", "PRO-1"]:
+            body = {
+                "success": False,
+                "config_file_path": "C:\\aspen\\config\\config_2.json",
+                "error_type": "模拟配置写入失败",
+                "error_code": "SchemaViolation",
+                "error_message": "SchemaViolation: streams[0] 'feed' does not match ^[A-Z]+-[0-9]+$",
+            }
+            return JSONResponse(body, status_code=201)
+        body = {
+            "success": True,
+            "aspen_file_path": "C:\\aspen\\out\\output_1.bkp",
+            "config_file_path": "C:\\aspen\\config\\config_1.json",
+            "result_file_path": result_path,
+            "message": "Aspen模拟已成功运行并保存",
+        }
+        return JSONResponse(body)
+
+    @app.get("/get-aspen-result")
+    async def result(file_path: str | None = None) -> JSONResponse:
+        if not file_path:
+            return JSONResponse({"error": "缺少必需参数: file_path", "timestamp": "t"}, status_code=400)
+        if file_path != result_path:
+            return JSONResponse({"error": f"文件不存在: {file_path}", "timestamp": "t"}, status_code=404)
+        return JSONResponse(heater_workbook(result_path))
+
+    return app
+
+
+async def test_tools_speak_the_real_routes_and_render_the_workbook() -> None:
+    transport = httpx.ASGITransport(app=real_shaped_service())
+    async with SimulatorClient("http://aspen.test", retries=0, transport=transport) as client:
+        trace = RunTrace()
+        get_schema, run_simulation, get_result = build_tools(client, trace)
+
+        schema = json.loads(await get_schema(["Heater"]))
+        assert schema["requested"] == ["base", "Heater"] and schema["success"] is True
+        unknown = json.loads(await get_schema(["Reactor"]))
+        assert unknown["not_found"] == ["Reactor"]
+
+        config = {"streams": ["feed", "PRO-1"]}
+        failed = json.loads(await run_simulation(json.dumps(config)))
+        assert failed == {
+            "success": False,
+            "error_type": "模拟配置写入失败",
+            "error_code": "SchemaViolation",
+            "error_message": "SchemaViolation: streams[0] 'feed' does not match ^[A-Z]+-[0-9]+$",
+        }
+        run = json.loads(await run_simulation(json.dumps({"streams": ["FEED-1", "PRO-1"]})))
+        assert run == {"success": True, "result_file_path": "C:\\aspen\\results\\aspen_result_export_1.xlsx"}
+
+        text = await get_result(run["result_file_path"])
+        assert text.startswith("Results workbook aspen_result_export_1.xlsx")
+        assert "Temperature | C | 25 | 80" in text.splitlines()
+        assert "QCALC = 115.1 kW" in text.splitlines()
+        missing = json.loads(await get_result("C:\\aspen\\results\\other.xlsx"))
+        assert missing["error_type"] == "HTTP404"
+        assert missing["error_message"].startswith("文件不存在")
+
+    calls = [(c.name, c.ok) for c in trace.calls]
+    assert calls == [
+        ("get_schema", True),
+        ("get_schema", False),
+        ("run_simulation", False),
+        ("run_simulation", True),
+        ("get_result", True),
+        ("get_result", False),
+    ]
+    assert trace.calls[1].error.startswith("SchemaNotFound: 部分 Schema 未找到: Reactor")
+    assert trace.calls[2].error.startswith("SchemaViolation: streams[0]")
+    assert trace.calls[2].response["config_file_path"].endswith("config_2.json")  # the full answer is kept
+    assert trace.calls[4].response == heater_workbook("C:\\aspen\\results\\aspen_result_export_1.xlsx")
+    assert trace.last_results == trace.calls[4].response
