@@ -268,7 +268,9 @@ def _grounded(statement: Statement, values: list[tuple[float, str | None]]) -> b
         tolerance = max(MATCH_REL_TOL * abs(value), 1e-9)
         if statement.unit is None or unit is None:
             # A bare number, or a config value of unknown unit: compared as written.
-            bare = Statement(statement.value, statement.half_unit, statement.significant, statement.is_small_int)
+            bare = Statement(
+                statement.value, statement.half_unit, statement.significant, statement.is_small_int
+            )
             if matches(bare, value, None, tolerance):
                 return True
         elif matches(statement, value, unit, tolerance):
@@ -337,16 +339,15 @@ def quality_facts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
     return facts
 
 
-def quality_parts(task: AspenTask, trace: RunTrace, facts: dict[str, float] | None = None) -> dict[str, float]:
+def quality_parts(
+    task: AspenTask, trace: RunTrace, facts: dict[str, float] | None = None
+) -> dict[str, float]:
     """Sub-scores of response quality (each 0..1), keyed as in :data:`QUALITY_PARTS`."""
     answer = trace.final_answer.strip()
     if not answer:
         return {"reported": 0.0, "grounded": 0.0, "form": 0.0}
     facts = facts if facts is not None else quality_facts(task, trace)
-    if task.expected_output:
-        reported = facts["reported"] / facts["targets"]
-    else:
-        reported = facts["reported"]
+    reported = facts["reported"] / facts["targets"] if task.expected_output else facts["reported"]
     grounded = facts["grounded"] / facts["considered"] if facts["considered"] else 1.0
 
     length = len(answer)
@@ -389,7 +390,9 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
     q_parts = quality_parts(task, trace, facts)
     completion = _clip(sum(COMPLETION_PARTS[k] * v for k, v in c_parts.items()))
     efficiency = tool_efficiency_score(task, trace)
-    quality = _clip(sum(QUALITY_PARTS[k] * v for k, v in q_parts.items())) if trace.final_answer.strip() else 0.0
+    quality = (
+        _clip(sum(QUALITY_PARTS[k] * v for k, v in q_parts.items())) if trace.final_answer.strip() else 0.0
+    )
     total = (
         weights.completion * completion
         + weights.tool_efficiency * efficiency

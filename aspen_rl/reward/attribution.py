@@ -1,4 +1,4 @@
-"""Which numbers of an answer report which quantity: numbers, their stated units, and what the text ties them to.
+"""Which numbers of an answer report which quantity: each number, its stated unit, what the text ties it to.
 
 An answer is read as *statements*: a number, the unit written right after it (or in a bracket before
 it, a table's column header, or a table's ``Unit`` column), and the text around it in three layers,
@@ -39,7 +39,9 @@ _NUMBER = re.compile(
     r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?:[eE][-+]?\d+)?)"
 )
-_CHINESE_UNITS = sorted((w for w in quantities._WORDS if re.match(r"[\u4e00-\u9fff]", w)), key=len, reverse=True)
+_CHINESE_UNITS = sorted(
+    (w for w in quantities._WORDS if re.match(r"[\u4e00-\u9fff]", w)), key=len, reverse=True
+)
 _UNIT_AFTER = re.compile(
     r"[ \u00a0\u2009\u202f]?(?P<unit>(?:"
     + "|".join(map(re.escape, _CHINESE_UNITS))
@@ -197,7 +199,9 @@ def read_statements(answer: str) -> list[Statement]:
 def _table_row(cells: list[str], header: list[str], heading: str) -> Iterator[Statement]:
     unit_column = next((j for j, h in enumerate(header) if h.strip().lower() in _UNIT_HEADERS), None)
     row_unit = cells[unit_column] if unit_column is not None and unit_column < len(cells) else ""
-    label = " ".join(c for j, c in enumerate(cells) if j != unit_column and not any(True for _ in _numbers(c)))
+    label = " ".join(
+        c for j, c in enumerate(cells) if j != unit_column and not any(True for _ in _numbers(c))
+    )
     for j, cell in enumerate(cells):
         column_header = header[j] if j < len(header) else ""
         for start, end, value, half, significant, small in _numbers(cell):
@@ -210,100 +214,145 @@ def _table_row(cells: list[str], header: list[str], heading: str) -> Iterator[St
                     or (row_unit if quantities.is_unit(row_unit) else None)
                     or _bracket_unit(label)
                 )
-            yield Statement(value, half, significant, small, unit, (f"{before} {column_header}", label, heading))
+            yield Statement(
+                value, half, significant, small, unit, (f"{before} {column_header}", label, heading)
+            )
 
 
 # -- quantities of the workbook and their aliases -----------------------------------------------
 
-KIND_ALIASES: dict[str, tuple[str, ...]] = {
-    # Stream Summary rows
-    "Temperature": ("temperature", "temp", "温度"),
-    "Pressure": ("pressure", "压力", "压强"),
-    "Molar Vapor Fraction": (
-        "vapor fraction", "vapour fraction", "molar vapor fraction", "vapor frac", "汽化分率", "气相分率",
-        "汽相分率", "汽化率", "气化率", "汽相分数", "气相分数",
-    ),
-    "Molar Liquid Fraction": ("liquid fraction", "molar liquid fraction", "液相分率", "液相分数"),
-    "Mass Vapor Fraction": ("mass vapor fraction", "mass vapour fraction", "质量汽化分率"),
-    "Molar Enthalpy": ("molar enthalpy", "摩尔焓"),
-    "Mass Enthalpy": ("mass enthalpy", "specific enthalpy", "质量焓"),
-    "Enthalpy Flow": ("enthalpy flow", "焓流"),
-    "Average MW": ("average mw", "molecular weight", "molar mass", "平均分子量", "分子量"),
-    "Mole Flows": (
-        "mole flow", "molar flow", "mole flows", "molar flow rate", "flow rate", "flowrate", "flow",
-        "total flow", "摩尔流量", "流量",
-    ),
-    "Mole Fractions": (
-        "mole fraction", "molar fraction", "mol fraction", "mole frac", "composition", "purity", "摩尔分数",
-        "摩尔分率", "摩尔组成", "组成", "纯度", "含量",
-    ),
-    "Mass Flows": ("mass flow", "mass flows", "mass flow rate", "flow rate", "flowrate", "flow", "质量流量", "流量"),
-    "Mass Fractions": (
-        "mass fraction", "weight fraction", "wt fraction", "composition", "purity", "质量分数", "质量分率",
-        "组成", "纯度", "含量",
-    ),
-    # block result rows (the real service's Aspen output names)
-    "QCALC": ("duty", "heat duty", "heat load", "calculated duty", "热负荷", "热量", "负荷"),
-    "QCALC2": ("second duty", "duty 2"),
-    "QNET": ("net duty", "net heat duty", "净热负荷"),
-    "HX_DUTY": ("duty", "heat duty", "exchanger duty", "热负荷", "换热量"),
-    "B_TEMP": ("temperature", "outlet temperature", "温度", "出口温度"),
-    "B_PRES": ("pressure", "outlet pressure", "压力", "出口压力"),
-    "B_VFRAC": ("vapor fraction", "vapour fraction", "汽化分率", "气相分率"),
-    "PDROP": ("pressure drop", "压降"),
-    "WNET": ("net work", "work", "power", "功率", "净功"),
-    "BRAKE_POWER": ("brake power", "shaft power", "power", "轴功率", "功率"),
-    "IND_POWER": ("indicated power", "功率"),
-    "ELEC_POWER": ("electricity", "electric power", "electrical power", "power", "电功率", "功率"),
-    "FLUID_POWER": ("fluid power", "水力功率"),
-    "COND_DUTY": ("condenser duty", "condenser heat duty", "condenser", "冷凝器热负荷", "冷凝器负荷", "冷凝器"),
-    "REB_DUTY": ("reboiler duty", "reboiler heat duty", "reboiler", "再沸器热负荷", "再沸器负荷", "再沸器"),
-    "MIN_REFLUX": ("minimum reflux ratio", "min reflux ratio", "minimum reflux", "最小回流比"),
-    "ACT_REFLUX": ("reflux ratio", "actual reflux ratio", "reflux", "回流比", "实际回流比"),
-    "MOLE_RR": ("reflux ratio", "molar reflux ratio", "回流比"),
-    "MIN_STAGES": (
-        "minimum stages", "minimum number of stages", "min stages", "minimum theoretical stages", "最小理论板数",
-        "最少理论板数", "最小塔板数",
-    ),
-    "ACT_STAGES": (
-        "number of stages", "stages", "theoretical stages", "actual stages", "理论板数", "实际理论板数",
-        "塔板数", "板数",
-    ),
-    "FEED_LOCATN": ("feed stage", "feed location", "feed tray", "进料位置", "进料板"),
-    "RECT_STAGES": ("rectifying stages", "rectification stages", "精馏段板数", "精馏段"),
-    "DIST_VS_FEED": ("distillate to feed ratio", "distillate/feed", "d/f", "馏出比", "采出比"),
-    "DISTIL_TEMP": ("distillate temperature", "top temperature", "塔顶温度"),
-    "TOP_TEMP": ("top temperature", "condenser temperature", "塔顶温度"),
-    "BOTTOM_TEMP": ("bottom temperature", "bottoms temperature", "reboiler temperature", "塔底温度"),
-    "FEED_TRAY_T": ("feed tray temperature", "feed stage temperature", "进料板温度"),
-    "MOLE_D": ("distillate flow", "distillate rate", "馏出物流量", "塔顶流量"),
-    "MOLE_B": ("bottoms flow", "bottoms rate", "塔底流量", "釜液流量"),
-    "MOLE_DFR": ("distillate to feed ratio", "d/f", "馏出比"),
-    "MOLE_BFR": ("bottoms to feed ratio", "b/f"),
-    "MOLE_BR": ("boilup ratio", "boil-up ratio", "再沸比"),
-    "TCALC": ("temperature", "calculated temperature", "温度"),
-    "VFLOW": ("volumetric flow", "volume flow", "体积流量"),
-    "HEAD_CAL": ("head", "扬程"),
-    "COLD_TEMP": ("cold outlet temperature", "cold side outlet temperature", "冷侧出口温度"),
-    "HOT_TEMP": ("hot outlet temperature", "hot side outlet temperature", "热侧出口温度"),
-}
+
+def _table(entries: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """``{key: "a|b|c"}`` -> ``{key: ("a", "b", "c")}`` (keeps the word tables below compact)."""
+    return {key: tuple(words.split("|")) for key, words in entries.items()}
+
+
+KIND_ALIASES: dict[str, tuple[str, ...]] = _table(
+    {
+        "Temperature": "temperature|temp|温度",
+        "Pressure": "pressure|压力|压强",
+        "Molar Vapor Fraction": (
+            "vapor fraction|vapour fraction|molar vapor fraction|vapor frac|汽化分率|"
+            "气相分率|汽相分率|汽化率|气化率|汽相分数|气相分数"
+        ),
+        "Molar Liquid Fraction": "liquid fraction|molar liquid fraction|液相分率|液相分数",
+        "Mass Vapor Fraction": "mass vapor fraction|mass vapour fraction|质量汽化分率",
+        "Molar Enthalpy": "molar enthalpy|摩尔焓",
+        "Mass Enthalpy": "mass enthalpy|specific enthalpy|质量焓",
+        "Enthalpy Flow": "enthalpy flow|焓流",
+        "Average MW": "average mw|molecular weight|molar mass|平均分子量|分子量",
+        "Mole Flows": (
+            "mole flow|molar flow|mole flows|molar flow rate|flow rate|flowrate|flow|total flow|摩尔流量|流量"
+        ),
+        "Mole Fractions": (
+            "mole fraction|molar fraction|mol fraction|mole frac|composition|purity|"
+            "摩尔分数|摩尔分率|摩尔组成|组成|纯度|含量"
+        ),
+        "Mass Flows": "mass flow|mass flows|mass flow rate|flow rate|flowrate|flow|质量流量|流量",
+        "Mass Fractions": (
+            "mass fraction|weight fraction|wt fraction|composition|purity|质量分数|质量分率|组成|纯度|含量"
+        ),
+        "QCALC": "duty|heat duty|heat load|calculated duty|热负荷|热量|负荷",
+        "QCALC2": "second duty|duty 2",
+        "QNET": "net duty|net heat duty|净热负荷",
+        "HX_DUTY": "duty|heat duty|exchanger duty|热负荷|换热量",
+        "B_TEMP": "temperature|outlet temperature|温度|出口温度",
+        "B_PRES": "pressure|outlet pressure|压力|出口压力",
+        "B_VFRAC": "vapor fraction|vapour fraction|汽化分率|气相分率",
+        "PDROP": "pressure drop|压降",
+        "WNET": "net work|work|power|功率|净功",
+        "BRAKE_POWER": "brake power|shaft power|power|轴功率|功率",
+        "IND_POWER": "indicated power|功率",
+        "ELEC_POWER": "electricity|electric power|electrical power|power|电功率|功率",
+        "FLUID_POWER": "fluid power|水力功率",
+        "COND_DUTY": "condenser duty|condenser heat duty|condenser|冷凝器热负荷|冷凝器负荷|冷凝器",
+        "REB_DUTY": "reboiler duty|reboiler heat duty|reboiler|再沸器热负荷|再沸器负荷|再沸器",
+        "MIN_REFLUX": "minimum reflux ratio|min reflux ratio|minimum reflux|最小回流比",
+        "ACT_REFLUX": "reflux ratio|actual reflux ratio|reflux|回流比|实际回流比",
+        "MOLE_RR": "reflux ratio|molar reflux ratio|回流比",
+        "MIN_STAGES": (
+            "minimum stages|minimum number of stages|min stages|"
+            "minimum theoretical stages|最小理论板数|最少理论板数|最小塔板数"
+        ),
+        "ACT_STAGES": (
+            "number of stages|stages|theoretical stages|actual stages|理论板数|实际理论板数|塔板数|板数"
+        ),
+        "FEED_LOCATN": "feed stage|feed location|feed tray|进料位置|进料板",
+        "RECT_STAGES": "rectifying stages|rectification stages|精馏段板数|精馏段",
+        "DIST_VS_FEED": "distillate to feed ratio|distillate/feed|d/f|馏出比|采出比",
+        "DISTIL_TEMP": "distillate temperature|top temperature|塔顶温度",
+        "TOP_TEMP": "top temperature|condenser temperature|塔顶温度",
+        "BOTTOM_TEMP": "bottom temperature|bottoms temperature|reboiler temperature|塔底温度",
+        "FEED_TRAY_T": "feed tray temperature|feed stage temperature|进料板温度",
+        "MOLE_D": "distillate flow|distillate rate|馏出物流量|塔顶流量",
+        "MOLE_B": "bottoms flow|bottoms rate|塔底流量|釜液流量",
+        "MOLE_DFR": "distillate to feed ratio|d/f|馏出比",
+        "MOLE_BFR": "bottoms to feed ratio|b/f",
+        "MOLE_BR": "boilup ratio|boil-up ratio|再沸比",
+        "TCALC": "temperature|calculated temperature|温度",
+        "VFLOW": "volumetric flow|volume flow|体积流量",
+        "HEAD_CAL": "head|扬程",
+        "COLD_TEMP": "cold outlet temperature|cold side outlet temperature|冷侧出口温度",
+        "HOT_TEMP": "hot outlet temperature|hot side outlet temperature|热侧出口温度",
+    }
+)
 """English and Chinese words for each row kind (matched case-insensitively, longest first)."""
 
-COMPONENT_NAMES_ZH: dict[str, tuple[str, ...]] = {
-    "WATER": ("水",), "H2O": ("水",), "METHANOL": ("甲醇",), "ETHANOL": ("乙醇",), "BENZENE": ("苯",),
-    "TOLUENE": ("甲苯",), "ACETONE": ("丙酮",), "METHANE": ("甲烷",), "ETHANE": ("乙烷",), "PROPANE": ("丙烷",),
-    "BUTANE": ("丁烷",), "N-BUTANE": ("正丁烷", "丁烷"), "ISOBUTANE": ("异丁烷",), "PENTANE": ("戊烷",),
-    "N-PENTANE": ("正戊烷",), "HEXANE": ("己烷",), "N-HEXANE": ("正己烷", "己烷"), "HEPTANE": ("庚烷",),
-    "N-HEPTANE": ("正庚烷", "庚烷"), "OCTANE": ("辛烷",), "N-OCTANE": ("正辛烷", "辛烷"),
-    "CYCLOHEXANE": ("环己烷",), "ETHYLENE": ("乙烯",), "PROPYLENE": ("丙烯",), "STYRENE": ("苯乙烯",),
-    "NITROGEN": ("氮气", "氮"), "N2": ("氮气",), "OXYGEN": ("氧气", "氧"), "O2": ("氧气",),
-    "HYDROGEN": ("氢气", "氢"), "H2": ("氢气",), "CO2": ("二氧化碳",), "CO": ("一氧化碳",),
-    "AMMONIA": ("氨", "氨气"), "NH3": ("氨",), "ACETIC-ACID": ("乙酸", "醋酸"), "ACETIC": ("乙酸", "醋酸"),
-    "ETHYL-ACETATE": ("乙酸乙酯",), "P-XYLENE": ("对二甲苯",), "O-XYLENE": ("邻二甲苯",),
-    "M-XYLENE": ("间二甲苯",), "CHLOROFORM": ("氯仿", "三氯甲烷"), "ISOPROPANOL": ("异丙醇",),
-    "1-PROPANOL": ("正丙醇",), "N-PROPANOL": ("正丙醇",), "1-BUTANOL": ("正丁醇",), "N-BUTANOL": ("正丁醇",),
-    "DIETHYL-ETHER": ("乙醚",), "FORMALDEHYDE": ("甲醛",), "ACETALDEHYDE": ("乙醛",), "PHENOL": ("苯酚",),
-}
+COMPONENT_NAMES_ZH: dict[str, tuple[str, ...]] = _table(
+    {
+        "WATER": "水",
+        "H2O": "水",
+        "METHANOL": "甲醇",
+        "ETHANOL": "乙醇",
+        "BENZENE": "苯",
+        "TOLUENE": "甲苯",
+        "ACETONE": "丙酮",
+        "METHANE": "甲烷",
+        "ETHANE": "乙烷",
+        "PROPANE": "丙烷",
+        "BUTANE": "丁烷",
+        "N-BUTANE": "正丁烷|丁烷",
+        "ISOBUTANE": "异丁烷",
+        "PENTANE": "戊烷",
+        "N-PENTANE": "正戊烷",
+        "HEXANE": "己烷",
+        "N-HEXANE": "正己烷|己烷",
+        "HEPTANE": "庚烷",
+        "N-HEPTANE": "正庚烷|庚烷",
+        "OCTANE": "辛烷",
+        "N-OCTANE": "正辛烷|辛烷",
+        "CYCLOHEXANE": "环己烷",
+        "ETHYLENE": "乙烯",
+        "PROPYLENE": "丙烯",
+        "STYRENE": "苯乙烯",
+        "NITROGEN": "氮气|氮",
+        "N2": "氮气",
+        "OXYGEN": "氧气|氧",
+        "O2": "氧气",
+        "HYDROGEN": "氢气|氢",
+        "H2": "氢气",
+        "CO2": "二氧化碳",
+        "CO": "一氧化碳",
+        "AMMONIA": "氨|氨气",
+        "NH3": "氨",
+        "ACETIC-ACID": "乙酸|醋酸",
+        "ACETIC": "乙酸|醋酸",
+        "ETHYL-ACETATE": "乙酸乙酯",
+        "P-XYLENE": "对二甲苯",
+        "O-XYLENE": "邻二甲苯",
+        "M-XYLENE": "间二甲苯",
+        "CHLOROFORM": "氯仿|三氯甲烷",
+        "ISOPROPANOL": "异丙醇",
+        "1-PROPANOL": "正丙醇",
+        "N-PROPANOL": "正丙醇",
+        "1-BUTANOL": "正丁醇",
+        "N-BUTANOL": "正丁醇",
+        "DIETHYL-ETHER": "乙醚",
+        "FORMALDEHYDE": "甲醛",
+        "ACETALDEHYDE": "乙醛",
+        "PHENOL": "苯酚",
+    }
+)
 """Chinese names of common components, by component id (the id, its config name and these all name it)."""
 
 
@@ -467,9 +516,7 @@ def converts(statement: Statement, unit: str | None) -> float | None:
     return quantities.convert(statement.value, statement.unit, unit)
 
 
-def attribute(
-    statements: list[Statement], found: list[Quantity], namer: Namer
-) -> list[list[Quantity]]:
+def attribute(statements: list[Statement], found: list[Quantity], namer: Namer) -> list[list[Quantity]]:
     """For each statement, the quantities it is attributed to (empty when the text ties it to none)."""
     out: list[list[Quantity]] = []
     for statement in statements:
@@ -493,7 +540,9 @@ def matches(statement: Statement, actual: float, unit: str | None, tolerance: fl
     value = converts(statement, unit)
     if value is None:
         return False
-    allowed = max(tolerance, quantities.convert_step(statement.value, statement.precision, statement.unit, unit))
+    allowed = max(
+        tolerance, quantities.convert_step(statement.value, statement.precision, statement.unit, unit)
+    )
     if abs(value - actual) <= allowed:
         return True
     return not quantities.is_temperature(unit) and abs(-value - actual) <= allowed

@@ -21,34 +21,117 @@ import pint
 # (``C`` is Celsius, ``mW`` would be milliwatt); :data:`_CASELESS` adds spellings any case may take.
 _WORDS: dict[str, str] = {
     # temperature
-    "C": "degC", "°C": "degC", "℃": "degC", "degC": "degC", "Celsius": "degC",
-    "F": "degF", "°F": "degF", "℉": "degF", "degF": "degF", "Fahrenheit": "degF",
-    "K": "kelvin", "Kelvin": "kelvin",
+    "C": "degC",
+    "°C": "degC",
+    "℃": "degC",
+    "degC": "degC",
+    "Celsius": "degC",
+    "F": "degF",
+    "°F": "degF",
+    "℉": "degF",
+    "degF": "degF",
+    "Fahrenheit": "degF",
+    "K": "kelvin",
+    "Kelvin": "kelvin",
     # pressure
-    "Pa": "Pa", "kPa": "kPa", "MPa": "MPa", "GPa": "GPa", "bar": "bar", "mbar": "mbar", "bara": "bar",
-    "atm": "atm", "psi": "psi", "psia": "psi", "mmHg": "mmHg", "torr": "torr", "Torr": "torr",
+    "Pa": "Pa",
+    "kPa": "kPa",
+    "MPa": "MPa",
+    "GPa": "GPa",
+    "bar": "bar",
+    "mbar": "mbar",
+    "bara": "bar",
+    "atm": "atm",
+    "psi": "psi",
+    "psia": "psi",
+    "mmHg": "mmHg",
+    "torr": "torr",
+    "Torr": "torr",
     # energy, power
-    "W": "W", "kW": "kW", "MW": "MW", "GW": "GW", "J": "J", "kJ": "kJ", "MJ": "MJ", "GJ": "GJ",
-    "cal": "cal", "kcal": "kcal", "Mcal": "Mcal", "Gcal": "Gcal", "MMkcal": "Gcal",
-    "Btu": "Btu", "kBtu": "kBtu", "MMBtu": "MMBtu", "hp": "hp",
+    "W": "W",
+    "kW": "kW",
+    "MW": "MW",
+    "GW": "GW",
+    "J": "J",
+    "kJ": "kJ",
+    "MJ": "MJ",
+    "GJ": "GJ",
+    "cal": "cal",
+    "kcal": "kcal",
+    "Mcal": "Mcal",
+    "Gcal": "Gcal",
+    "MMkcal": "Gcal",
+    "Btu": "Btu",
+    "kBtu": "kBtu",
+    "MMBtu": "MMBtu",
+    "hp": "hp",
     # amount, mass, volume
-    "mol": "mol", "kmol": "kmol", "mmol": "mmol", "kgmol": "kmol", "lbmol": "lbmol",
-    "g": "g", "kg": "kg", "t": "tonne", "tonne": "tonne", "tonnes": "tonne", "lb": "lb",
-    "L": "L", "l": "L", "m3": "m**3", "m³": "m**3", "cum": "m**3",
+    "mol": "mol",
+    "kmol": "kmol",
+    "mmol": "mmol",
+    "kgmol": "kmol",
+    "lbmol": "lbmol",
+    "g": "g",
+    "kg": "kg",
+    "t": "tonne",
+    "tonne": "tonne",
+    "tonnes": "tonne",
+    "lb": "lb",
+    "L": "L",
+    "l": "L",
+    "m3": "m**3",
+    "m³": "m**3",
+    "cum": "m**3",
     # time
-    "s": "s", "sec": "s", "min": "min", "h": "hour", "hr": "hour", "hrs": "hour", "day": "day",
+    "s": "s",
+    "sec": "s",
+    "min": "min",
+    "h": "hour",
+    "hr": "hour",
+    "hrs": "hour",
+    "day": "day",
     # dimensionless
-    "%": "percent", "mol%": "percent", "mole%": "percent", "wt%": "percent", "ppm": "ppm",
+    "%": "percent",
+    "mol%": "percent",
+    "mole%": "percent",
+    "wt%": "percent",
+    "ppm": "ppm",
     # Chinese
-    "千瓦": "kW", "兆瓦": "MW", "摄氏度": "degC", "华氏度": "degF", "开尔文": "kelvin", "帕": "Pa",
-    "千帕": "kPa", "兆帕": "MPa", "巴": "bar", "大气压": "atm", "千摩尔": "kmol", "摩尔": "mol",
-    "千克": "kg", "公斤": "kg", "吨": "tonne", "小时": "hour", "秒": "s", "分钟": "min",
+    "千瓦": "kW",
+    "兆瓦": "MW",
+    "摄氏度": "degC",
+    "华氏度": "degF",
+    "开尔文": "kelvin",
+    "帕": "Pa",
+    "千帕": "kPa",
+    "兆帕": "MPa",
+    "巴": "bar",
+    "大气压": "atm",
+    "千摩尔": "kmol",
+    "摩尔": "mol",
+    "千克": "kg",
+    "公斤": "kg",
+    "吨": "tonne",
+    "小时": "hour",
+    "秒": "s",
+    "分钟": "min",
 }
 _CASELESS: dict[str, str] = {
     w.lower(): e
     for w, e in _WORDS.items()
     if len(w) > 2 and w.lower() not in ("mbar", "mmol") and not w.startswith(("M", "°"))
-} | {"kw": "kW", "mw": "MW", "gw": "GW", "kj": "kJ", "mj": "MJ", "mpa": "MPa", "kpa": "kPa", "kg": "kg", "hr": "hour", "sec": "s"}
+} | {
+    "kw": "kW",
+    "mw": "MW",
+    "gw": "GW",
+    "kj": "kJ",
+    "mj": "MJ",
+    "mpa": "MPa",
+    "kpa": "kPa",
+    "kg": "kg",
+    "hr": "hour",
+    "sec": "s",
+}
 
 UNIT_WORD = (
     r"(?:°\s?[CF]|℃|℉|mol\s?%|mole\s?%|wt\s?%|%"
@@ -78,7 +161,7 @@ def _word(word: str) -> str | None:
         return _CASELESS[word.lower()]
     power = re.fullmatch(r"(.+?)\^?([23²³])", word)
     if power and power.group(1) in ("m", "cm", "ft"):
-        return f"{power.group(1)}**{ {'2': 2, '3': 3, '²': 2, '³': 3}[power.group(2)]}"
+        return f"{power.group(1)}**{ {'2': 2, '3': 3, '²': 2, '³': 3}[power.group(2)] }"
     return None
 
 
@@ -143,7 +226,7 @@ def convert(value: float, from_unit: str | None, to_unit: str | None) -> float |
     ureg = registry()
     source = pint_expression(from_unit) if from_unit else None
     target = pint_expression(to_unit) if to_unit else None
-    if from_unit and source is None or to_unit and target is None:
+    if (from_unit and source is None) or (to_unit and target is None):
         return None
     try:
         if source is None and target is None:
