@@ -64,7 +64,9 @@ class Settings(BaseSettings):
         llm_retries: Extra attempts of a failed LLM request.
         max_tool_iterations: Cap on the agent's tool-call loop per rollout.
         rollout_timeout_s: Wall-clock cap of one rollout.
-        reward: Reward weights.
+        reward: Reward weights (of the shipped reward).
+        reward_fn: A custom reward as ``"module:callable"`` (env ``ASPEN_RL_REWARD_FN``), a
+            :class:`~aspen_rl.reward.RewardFn`; ``None`` uses the shipped reward with ``reward``.
         output_dir: Where run reports go.
         models_dir: Where prompts, checkpoints and adapters are written.
         data_dir: Folder of the task splits.
@@ -103,6 +105,7 @@ class Settings(BaseSettings):
     max_tool_iterations: int = Field(default=10, ge=1)
     rollout_timeout_s: float = Field(default=600.0, gt=0)
     reward: RewardWeights = Field(default_factory=RewardWeights)
+    reward_fn: str | None = Field(default=None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
     output_dir: Path = Path("runs")
     models_dir: Path = Path("models")
     data_dir: Path = Path("data")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from aspen_rl.reward.base import RewardBreakdown, RewardFn, RewardWeights
+from aspen_rl.reward.base import RewardBreakdown, RewardFn, RewardWeights, load_reward_fn
 
 _LAZY = {
     "AspenReward": "aspen_rl.reward.aspen",
@@ -22,7 +22,7 @@ _LAZY = {
     "read_statements": "aspen_rl.reward.attribution",
 }
 
-__all__ = ["RewardBreakdown", "RewardFn", "RewardWeights", *_LAZY]
+__all__ = ["RewardBreakdown", "RewardFn", "RewardWeights", "load_reward_fn", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

@@ -429,7 +429,9 @@ def _alias_pattern(alias: str) -> str:
     escaped = re.escape(_normalise(alias)).replace(r"\ ", r"[\s_\-]*")
     if re.match(r"[a-z0-9]", _normalise(alias)[:1]):
         escaped = r"(?<![a-z0-9])" + escaped
-    if re.search(r"[a-z0-9]$", _normalise(alias)):
+    if re.search(r"[a-z]$", _normalise(alias)):
+        escaped = escaped + r"(?:s|es)?(?![a-z0-9])"  # plurals: "temperatures", "duties" aside
+    elif re.search(r"[0-9]$", _normalise(alias)):
         escaped = escaped + r"(?![a-z0-9])"
     return escaped
 

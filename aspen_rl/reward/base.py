@@ -7,6 +7,7 @@ shipped reward's unit library.
 from __future__ import annotations
 
 import math
+from importlib import import_module
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -68,3 +69,24 @@ class RewardFn(Protocol):
     def __call__(self, task: AspenTask, trace: RunTrace, /) -> RewardBreakdown:
         """Score one rollout."""
         ...
+
+
+def load_reward_fn(spec: str) -> RewardFn:
+    """The reward function named ``"package.module:attribute"`` (settings' ``reward_fn``).
+
+    Raises:
+        ValueError: The spec is not ``module:attribute``, or the attribute is not callable.
+        ImportError: The module cannot be imported.
+    """
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise ValueError(f"reward_fn must read 'package.module:function', got {spec!r}")
+    target: object = import_module(module_name)
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise ValueError(f"reward_fn {spec!r}: {module_name} has no attribute {attribute!r}") from None
+    if not callable(target):
+        raise ValueError(f"reward_fn {spec!r} is not callable")
+    return target  # type: ignore[return-value]
