@@ -11,7 +11,7 @@ import pytest
 
 from aspen_rl.reward import compute_reward
 from aspen_rl.simulator import SimulatorClient
-from aspen_rl.tasks import SPLITS, Difficulty, load_split, load_tasks
+from aspen_rl.tasks import SPLITS, Difficulty, load_split, load_tasks, save_tasks
 from aspen_rl.tasks.__main__ import main as tasks_cli
 from aspen_rl.tasks.regenerate import in_process_client, regenerate_task
 from aspen_rl.tools import build_tools
@@ -43,7 +43,7 @@ def test_tiers_sizes_and_languages(all_tasks: dict[str, list]) -> None:
 def test_requirements_name_the_blocks_and_streams_of_their_targets(all_tasks: dict[str, list]) -> None:
     for task in (t for tasks in all_tasks.values() for t in tasks):
         for target in task.expected_output:
-            _, owner, *_ = target.path.split(".")
+            owner = target.column if target.column else target.sheet.removesuffix("_result")
             assert re.search(rf"(?<![A-Za-z0-9]){re.escape(owner)}(?![A-Za-z0-9])", task.user_requirement), (
                 f"{task.task_id}: {owner} (target {target.name!r}) is not named in the requirement"
             )
@@ -71,15 +71,20 @@ def test_regenerate_command_rewrites_stale_values(tmp_path: Path, capsys: pytest
     path = tmp_path / "val.jsonl"
     shutil.copy(DATA / "val.jsonl", path)
     original = path.read_text(encoding="utf-8")
-    stale = original.replace('"value": 1.9,', '"value": 2.5,', 1)  # val-easy-01: OUT pressure 2 - 0.1 bar
+    tasks = load_tasks(path)
+    first = tasks[0].expected_output[0]
+    stale_value = round(first.value * 1.5 + 1.0, 3)
+    targets = [first.model_copy(update={"value": stale_value}), *tasks[0].expected_output[1:]]
+    save_tasks([tasks[0].model_copy(update={"expected_output": targets}), *tasks[1:]], path)
+    stale = path.read_text(encoding="utf-8")
     assert stale != original
-    path.write_text(stale, encoding="utf-8")
 
     assert tasks_cli(["regenerate", "--check", str(path)]) == 1
-    assert "val-easy-01 / OUT pressure: 2.5 -> 1.9" in capsys.readouterr().out
+    line = f"{tasks[0].task_id} / {first.name}: {stale_value:g} -> {first.value:g}"
+    assert line in capsys.readouterr().out
     assert path.read_text(encoding="utf-8") == stale  # --check writes nothing
     assert tasks_cli(["regenerate", str(path)]) == 0
-    assert path.read_text(encoding="utf-8") == original
+    assert load_tasks(path) == load_tasks(DATA / "val.jsonl")
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -92,7 +97,8 @@ async def test_reference_solution_through_the_tools_scores_one(
         get_schema, run_simulation, get_result = build_tools(mock_client, trace)
         await get_schema(sorted({b["type"] for b in task.reference_config["blocks"]}))
         run = json.loads(await run_simulation(json.dumps(task.reference_config)))
-        await get_result(run["run_id"])
+        assert run["success"] is True, (task.task_id, run)
+        await get_result(run["result_file_path"])
         values = {t.name: t.actual(trace.last_results) for t in task.expected_output}
         trace.final_answer = "Results:\n" + "\n".join(f"- {n}: {v:.4g}" for n, v in values.items())
         reward = compute_reward(task, trace)
