@@ -16,8 +16,10 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         description=(
             "Aspen-Plus-compatible flowsheet simulation service with real thermodynamics (thermo + "
             "chemicals). "
-            "Endpoints: GET /health, GET /api/schema/list, GET /api/schema?types=base,Heater, "
-            "POST /run-aspen-simulation, GET /api/results/{run_id}."
+            "Endpoints (those of the real Aspen service): GET /health, GET /api/schema/list, "
+            "GET /api/schema?types=base,Heater, POST /run-aspen-simulation, "
+            "GET /get-aspen-result?file_path=, GET /download?file_path=; "
+            "extension: GET /api/results/{run_id}."
         ),
     )
     parser.add_argument("--host", default=defaults.host, help=f"interface to bind (default {defaults.host})")
@@ -26,7 +28,16 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         "--results-dir",
         type=Path,
         default=defaults.results_dir,
-        help=f"directory for <run_id>.json results (default {defaults.results_dir})",
+        help=f"folder for each run's config, output and workbook files (default {defaults.results_dir})",
+    )
+    parser.add_argument(
+        "--schema-dir",
+        type=Path,
+        default=defaults.schema_dir,
+        help=(
+            "serve the schema documents of this folder (base_schema.json, blocks_<Type>_data.json, as the "
+            "real service names them) instead of the packaged ones; validation keeps the packaged schemas"
+        ),
     )
     parser.add_argument(
         "--workers",
@@ -45,10 +56,13 @@ def parse_args(argv: list[str] | None = None) -> Settings:
     )
     parser.add_argument("--log-level", default=defaults.log_level, help="uvicorn log level (default warning)")
     args = parser.parse_args(argv)
+    if args.schema_dir is not None and not args.schema_dir.is_dir():
+        parser.error(f"--schema-dir {args.schema_dir}: no such folder")
     return Settings(
         host=args.host,
         port=args.port,
         results_dir=args.results_dir,
+        schema_dir=args.schema_dir,
         workers=args.workers,
         max_body_bytes=args.max_body_bytes,
         request_timeout_s=args.timeout,

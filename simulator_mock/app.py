@@ -1,4 +1,19 @@
-"""HTTP service: the real Aspen service's endpoints plus /api/results, simulations in a worker pool."""
+"""HTTP service: the real Aspen service's routes, key for key, plus /api/results; runs in a worker pool.
+
+Routes (as the real service answers them; see docs/simulator_contract.md):
+
+* ``GET /health``: ``status``, ``timestamp``, ``aspen_available`` (false: no Aspen here) + mock extras.
+* ``GET /api/schema?types=&format=``: ``success``, ``requested``, ``found``, ``schemas`` (+ ``not_found``,
+  ``message`` when a type is unknown: still HTTP 200); ``format=list`` answers a listing instead.
+* ``GET /api/schema/list``: ``success``, ``count``, ``schemas[{type, file, category, description, size}]``.
+* ``POST /run-aspen-simulation``: 200 ``{success: true, aspen_file_path, config_file_path,
+  result_file_path, message}`` (+ ``run_id``, ``warnings``); a config that fails: HTTP 201
+  ``{success: false, aspen_file_path, config_file_path, error_type, error_message}`` (+ ``error_code``);
+  empty body 400 ``{error}``; too large 413 ``{error}``.
+* ``GET /get-aspen-result?file_path=``: the workbook as pandas reads it; 400 / 403 / 404
+  ``{error, timestamp}``.
+* ``GET /download?file_path=``: the file, only from the results folder and of the real allowed types.
+"""
 
 from __future__ import annotations
 
@@ -19,14 +34,22 @@ from typing import Any
 import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import Response
+from fastapi.responses import FileResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from simulator_mock import __version__
-from simulator_mock.schema_registry import BLOCK_TYPES, SCHEMA_PARTS, schema
+from simulator_mock.schema_registry import BLOCK_TYPES, SchemaCatalog
 from simulator_mock.settings import Settings
-from simulator_mock.worker import Outcome, init_worker, simulate_request, warm
+from simulator_mock.worker import (
+    EMPTY_BODY,
+    RUN_FAILED,
+    Outcome,
+    init_worker,
+    read_result_file,
+    simulate_request,
+    warm,
+)
 
 log = logging.getLogger(__name__)
 RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -38,15 +61,43 @@ def json_response(content: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(content), status_code=status, media_type="application/json")
 
 
-def error_response(status: int, error_type: str, message: str, **extra: Any) -> Response:
-    """The contract's failure body: success false, error_type, error_message."""
-    return json_response(
-        {"success": False, "error_type": error_type, "error_message": message, **extra}, status
-    )
+def now() -> str:
+    """The ``timestamp`` of an answer (ISO 8601, UTC)."""
+    return datetime.now(UTC).isoformat()
+
+
+def error_response(status: int, message: str, **extra: Any) -> Response:
+    """The real service's error body outside the run route: ``{error, timestamp}`` (+ extra keys)."""
+    return json_response({"error": message, **extra, "timestamp": now()}, status)
+
+
+def run_failure(error_code: str, message: str) -> Response:
+    """A run that broke down before the engine answered (timeout, crashed worker): HTTP 201, real shape."""
+    body = {
+        "success": False,
+        "error_type": RUN_FAILED,
+        "error_code": error_code,
+        "error_message": f"{error_code}: {message}",
+    }
+    return json_response(body, 201)
+
+
+#: The real /download route's allowed file types and their content types.
+DOWNLOAD_TYPES: dict[str, str] = {
+    ".bkp": "application/octet-stream",
+    ".apw": "application/octet-stream",
+    ".json": "application/json",
+    ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    ".xls": "application/vnd.ms-excel",
+    ".txt": "text/plain",
+    ".log": "text/plain",
+    ".out": "text/plain",
+    ".csv": "text/csv",
+}
 
 
 class NeverFail:
-    """ASGI middleware: an exception escaping the app becomes a JSON 422 InternalError, never a 5xx."""
+    """ASGI middleware: an exception escaping the app becomes a 422 ``{error, timestamp}``, never a 5xx."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -69,7 +120,7 @@ class NeverFail:
             log.exception("unhandled error on %s", scope.get("path"))
             if started:
                 raise
-            response = error_response(422, "InternalError", f"unexpected {type(exc).__name__}: {exc}")
+            response = error_response(422, f"InternalError: unexpected {type(exc).__name__}: {exc}")
             await response(scope, receive, send)
 
 
@@ -78,10 +129,16 @@ class PayloadTooLarge(Exception):
 
 
 class Service:
-    """State of a running service: settings, engine executor, in-memory results."""
+    """State of a running service: settings, served schemas, engine executor, in-memory results."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self.results_root = settings.results_dir.resolve()
+        self.schemas = (
+            SchemaCatalog.from_dir(settings.schema_dir)
+            if settings.schema_dir is not None
+            else SchemaCatalog.packaged()
+        )
         self.results: OrderedDict[str, bytes] = OrderedDict()
         self.executor: Executor | None = None
         self.warm = False
@@ -117,36 +174,39 @@ class Service:
             self.executor.shutdown(wait=False, cancel_futures=True)
             self.executor = None
 
-    async def simulate(self, body: bytes) -> Outcome:
-        """Run one simulation in the pool; a crashed pool is replaced and reported as InternalError.
+    def _ensure_started(self) -> Executor:
+        """The engine pool; started here, in thread mode, for an app used without lifespan events."""
+        if self.executor is None:
+            self.threads_only = True
+            self.start()
+        assert self.executor is not None
+        return self.executor
+
+    def _pool_broke(self) -> None:
+        self.crashes += 1
+        self.threads_only = self.crashes >= 2  # workers that cannot even start: serve from a thread
+        log.error("engine pool broke; restarting it%s", " in thread mode" if self.threads_only else "")
+        self.stop()
+        self.start()
+
+    async def simulate(self, body: bytes) -> Outcome | Response:
+        """Run one simulation in the pool; a crashed pool is replaced and the run reported as failed.
 
         The pool normally starts with the app's lifespan. An app used without one (embedded behind
         ``httpx.ASGITransport``, which sends no lifespan events) simulates in a thread of its own process
         instead of starting child processes.
         """
-        if self.executor is None:
-            self.threads_only = True
-            self.start()
+        executor = self._ensure_started()
         loop = asyncio.get_running_loop()
         limit = self.settings.request_timeout_s
-        future = loop.run_in_executor(
-            self.executor, simulate_request, body, str(self.settings.results_dir), limit
-        )
+        future = loop.run_in_executor(executor, simulate_request, body, str(self.results_root), limit)
         try:  # the engine stops itself at the limit; the extra seconds cover a queue wait
             outcome = await asyncio.wait_for(future, limit + 30.0)
         except TimeoutError:
-            message = f"no answer from the engine after {limit + 30:g} s; abandoned"
-            return Outcome(
-                422, orjson.dumps({"success": False, "error_type": "Timeout", "error_message": message})
-            )
+            return run_failure("Timeout", f"no answer from the engine after {limit + 30:g} s; abandoned")
         except BrokenProcessPool:
-            self.crashes += 1
-            self.threads_only = self.crashes >= 2  # workers that cannot even start: serve from a thread
-            log.error("engine pool broke; restarting it%s", " in thread mode" if self.threads_only else "")
-            self.stop()
-            self.start()
-            body = {"success": False, "error_type": "InternalError", "error_message": "engine worker crashed"}
-            return Outcome(422, orjson.dumps(body))
+            self._pool_broke()
+            return run_failure("InternalError", "engine worker crashed")
         if outcome.run_id is not None and outcome.results is not None and self.settings.results_cache_size:
             self.results[outcome.run_id] = outcome.results
             while len(self.results) > self.settings.results_cache_size:
@@ -154,15 +214,37 @@ class Service:
         return outcome
 
     async def read_results(self, run_id: str) -> bytes | None:
-        """Results document of a run from memory or from its file; None if unknown."""
+        """Results document of a run (its ``output_<run_id>.json``) from memory or disk; None if unknown."""
         cached = self.results.get(run_id)
         if cached is not None:
             return cached
-        path = Path(self.settings.results_dir) / f"{run_id}.json"
+        path = self.results_root / f"output_{run_id}.json"
         try:
             return await asyncio.to_thread(path.read_bytes)
         except OSError:
             return None
+
+    def confine(self, file_path: str) -> Path | None:
+        """``file_path`` resolved (a relative one against the results folder); None if it leaves that folder.
+
+        Symbolic links are followed before the check, so a link inside the folder cannot lead out of it.
+        """
+        try:
+            path = Path(file_path)
+            resolved = (path if path.is_absolute() else self.results_root / path).resolve()
+        except (OSError, RuntimeError, ValueError):  # e.g. a NUL byte, a symlink loop
+            return None
+        return resolved if resolved.is_relative_to(self.results_root) else None
+
+    async def read_workbook(self, path: Path, shown_path: str) -> bytes:
+        """/get-aspen-result's answer for ``path``, read in the engine pool (pandas is slow to import)."""
+        executor = self._ensure_started()
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(executor, read_result_file, str(path), shown_path)
+        except BrokenProcessPool:
+            self._pool_broke()
+            raise
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -207,15 +289,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        kinds = {404: "NotFound", 405: "MethodNotAllowed"}
         status = exc.status_code if exc.status_code < 500 else 422
-        return error_response(
-            status, kinds.get(exc.status_code, "HTTPError"), f"{request.url.path}: {exc.detail}"
-        )
+        return error_response(status, f"{request.method} {request.url.path}: {exc.detail}")
 
     @app.exception_handler(RequestValidationError)
     async def request_error(request: Request, exc: RequestValidationError) -> Response:
-        return error_response(400, "InvalidRequest", f"{request.url.path}: {exc.errors()}")
+        return error_response(400, f"{request.url.path}: invalid request: {exc.errors()}")
 
     @app.get("/health")
     async def health() -> Response:
@@ -223,8 +302,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return json_response(
             {
                 "status": "ok",
-                "timestamp": datetime.now(UTC).isoformat(),
+                "timestamp": now(),
                 "aspen_available": False,
+                "simulator": "simulator_mock",
                 "engine": ENGINE,
                 "version": __version__,
                 "workers": settings.workers,
@@ -234,26 +314,44 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/schema/list")
     async def schema_list() -> Response:
-        """Names of the schema parts: base and one per supported block type."""
-        return json_response({"schemas": list(SCHEMA_PARTS)})
+        """Every served schema file: type, file, category (base / block / other), description, size."""
+        entries = sorted(service.schemas.entries(), key=lambda e: (e["category"], e["type"]))
+        return json_response({"success": True, "count": len(entries), "schemas": entries})
 
     @app.get("/api/schema")
-    async def schema_parts(types: str | None = None, format: str = "json") -> Response:
-        """JSON Schemas of the requested parts (comma-separated; all parts when omitted)."""
-        if format.lower() != "json":
-            return error_response(400, "UnsupportedFormat", f"format {format!r} is not supported; use json")
-        wanted = [t.strip() for t in types.split(",") if t.strip()] if types else list(SCHEMA_PARTS)
-        by_lower = {p.lower(): p for p in SCHEMA_PARTS}
-        unknown = [t for t in wanted if t.lower() not in by_lower]
-        if unknown or not wanted:
-            return error_response(
-                400,
-                "UnknownSchemaType",
-                f"unknown schema type(s): {', '.join(unknown) or '(none given)'}; valid: "
-                f"{', '.join(SCHEMA_PARTS)}",
-                valid_types=list(SCHEMA_PARTS),
-            )
-        return json_response({"schemas": {by_lower[t.lower()]: schema(by_lower[t.lower()]) for t in wanted}})
+    async def schema_parts(request: Request) -> Response:
+        """Schema documents: ``types`` one, several (comma-separated), ``base`` or ``all`` (default base);
+        ``format=list`` answers the listing instead of the documents."""
+        types = request.query_params.get("types", "base")
+        if request.query_params.get("format", "json") == "list":
+            entries = [
+                {"type": e["type"], "file": e["file"], "description": e["description"]}
+                for e in service.schemas.entries()
+            ]
+            entries.sort(key=lambda e: e["type"])
+            return json_response({"success": True, "count": len(entries), "schemas": entries})
+        if types.lower() == "all":
+            requested = service.schemas.stems()
+        else:
+            requested = [t.strip() for t in types.split(",") if t.strip()]
+        found: dict[str, Any] = {}
+        not_found: list[str] = []
+        for kind in requested:
+            match = service.schemas.lookup(kind)
+            if match is None:
+                not_found.append(kind)
+            else:
+                found[match[0]] = match[1].content
+        answer: dict[str, Any] = {
+            "success": not not_found,
+            "requested": requested,
+            "found": len(found),
+            "schemas": found,
+        }
+        if not_found:
+            answer["not_found"] = not_found
+            answer["message"] = f"部分 Schema 未找到: {', '.join(not_found)}"
+        return json_response(answer)
 
     @app.post("/run-aspen-simulation")
     async def run_simulation(request: Request) -> Response:
@@ -261,20 +359,64 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             body = await read_body(request, settings.max_body_bytes)
         except PayloadTooLarge:
-            return error_response(
-                413,
-                "PayloadTooLarge",
-                f"request body exceeds {settings.max_body_bytes} bytes; configs are small",
-            )
+            message = f"request body exceeds {settings.max_body_bytes} bytes; a flowsheet config is small"
+            return json_response({"error": message}, 413)
+        if not body.strip():
+            return json_response({"error": EMPTY_BODY}, 400)
         outcome = await service.simulate(body)
+        if isinstance(outcome, Response):
+            return outcome
         return Response(outcome.body, status_code=outcome.status, media_type="application/json")
+
+    async def located(file_path: str | None) -> Path | Response:
+        """The file a ``file_path`` query names, or the real service's 400 / 404 answer (403 outside)."""
+        if not file_path:
+            return error_response(400, "缺少必需参数: file_path")
+        path = service.confine(file_path)
+        if path is None:
+            return error_response(403, f"file_path is outside the simulator's results folder: {file_path}")
+        try:
+            exists = await asyncio.to_thread(path.exists)
+        except OSError:
+            exists = False
+        if not exists:
+            return error_response(404, f"文件不存在: {file_path}")
+        return path
+
+    @app.get("/get-aspen-result")
+    async def get_aspen_result(file_path: str | None = None) -> Response:
+        """A results workbook (a run's ``result_file_path``) as JSON: every sheet, as pandas reads it."""
+        path = await located(file_path)
+        if isinstance(path, Response):
+            return path
+        assert file_path is not None
+        try:
+            content = await service.read_workbook(path, file_path)
+        except Exception as exc:
+            return error_response(422, f"读取Excel文件失败: {exc}", file_path=file_path)
+        return Response(content, media_type="application/json")
+
+    @app.get("/download")
+    async def download(file_path: str | None = None) -> Response:
+        """A file of the results folder (config, output or workbook of a run), as an attachment."""
+        path = await located(file_path)
+        if isinstance(path, Response):
+            return path
+        if not path.is_file():
+            return error_response(400, f"路径不是文件: {file_path}")
+        suffix = path.suffix.lower()
+        if suffix not in DOWNLOAD_TYPES:
+            return error_response(
+                403, f"不允许下载此类型文件: {path.suffix}", allowed_types=sorted(DOWNLOAD_TYPES)
+            )
+        return FileResponse(path, media_type=DOWNLOAD_TYPES[suffix], filename=path.name)
 
     @app.get("/api/results/{run_id}")
     async def results(run_id: str) -> Response:
-        """Full results document of a run (the same document as its result_file_path)."""
+        """Extension: a run's full results document (its ``aspen_file_path``); no shipped client uses it."""
         content = await service.read_results(run_id) if RUN_ID.match(run_id) else None
         if content is None:
-            return error_response(404, "UnknownRun", f"no results for run_id {run_id!r}")
+            return error_response(404, f"no results for run_id {run_id!r}")
         return Response(content, media_type="application/json")
 
     @app.get("/")
@@ -288,7 +430,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     "GET /api/schema/list",
                     "GET /api/schema?types=base,Heater&format=json",
                     "POST /run-aspen-simulation",
-                    "GET /api/results/{run_id}",
+                    "GET /get-aspen-result?file_path=<result_file_path>",
+                    "GET /download?file_path=<a path the run returned>",
+                    "GET /api/results/{run_id} (extension)",
                 ],
                 "block_types": list(BLOCK_TYPES),
             }

@@ -1,4 +1,4 @@
-"""Results document of a run: streams, blocks, mass and energy balance closure, convergence; and its file."""
+"""Results document of a run: streams, blocks, mass and energy balance closure, convergence; file writing."""
 
 from __future__ import annotations
 
@@ -126,11 +126,13 @@ def dumps(document: dict[str, Any]) -> bytes:
     return orjson.dumps(document, option=orjson.OPT_SERIALIZE_NUMPY)
 
 
-def write_results(content: bytes, results_dir: Path, name: str) -> Path:
-    """Write ``<results_dir>/<name>`` atomically (temp file + rename) and return its absolute path."""
-    results_dir.mkdir(parents=True, exist_ok=True)
-    path = (results_dir / name).resolve()
-    fd, tmp = tempfile.mkstemp(dir=results_dir, prefix=".tmp-", suffix=".json")
+def write_file(content: bytes, path: Path) -> Path:
+    """Write ``path`` atomically (temp file in the same folder + rename) and return its absolute path.
+
+    A reader never sees a half-written file: it sees the previous one or the whole new one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
@@ -138,4 +140,4 @@ def write_results(content: bytes, results_dir: Path, name: str) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+    return path.resolve()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,122 @@ def schema(part: str) -> dict[str, Any]:
     if part not in SCHEMA_PARTS:
         raise KeyError(part)
     return json.loads((SCHEMA_DIR / f"{part}.json").read_text(encoding="utf-8"))
+
+
+#: How the real service names its schema files: ``base_schema.json`` and ``blocks_<Type>_data.json``.
+BASE_FILE = "base_schema.json"
+
+
+def served_file_name(packaged_name: str) -> str:
+    """The real service's name for a packaged schema file: ``Heater.json`` -> ``blocks_Heater_data.json``."""
+    stem = packaged_name[: -len(".json")] if packaged_name.endswith(".json") else packaged_name
+    if stem == "base":
+        return BASE_FILE
+    if stem in BLOCK_TYPES:
+        return f"blocks_{stem}_data.json"
+    return packaged_name
+
+
+@dataclass(frozen=True)
+class SchemaFile:
+    """One served schema document: its file name, size on disk (bytes) and parsed content.
+
+    A file that is not valid JSON is served the way the real service serves it: its content is
+    ``{"error": "读取文件失败: <reason>", "file": <path>}``.
+    """
+
+    name: str
+    size: int
+    content: Any
+
+    @property
+    def stem(self) -> str:
+        return self.name[: -len(".json")]
+
+
+class SchemaCatalog:
+    """The schema documents /api/schema and /api/schema/list serve, looked up as the real service does.
+
+    The real service globs ``*.json`` in its schema folder on Windows, so file names match without
+    regard to case and list in the file system's (case-insensitive) order; this catalog does the same
+    over a fixed set of files read at start-up, so no request can reach a file outside it.
+    """
+
+    def __init__(self, files: list[SchemaFile]) -> None:
+        self.files = sorted(files, key=lambda f: f.name.upper())
+        self._by_name = {f.name.lower(): f for f in self.files}
+
+    @classmethod
+    def from_dir(cls, directory: Path, rename: bool = False) -> SchemaCatalog:
+        """Every ``*.json`` file of ``directory``; ``rename`` maps packaged names to the real ones.
+
+        Raises:
+            FileNotFoundError: ``directory`` is not a folder.
+        """
+        if not directory.is_dir():
+            raise FileNotFoundError(f"schema folder {directory} does not exist")
+        files = []
+        for path in directory.glob("*.json"):
+            if not path.is_file():
+                continue
+            raw = path.read_bytes()
+            try:
+                content: Any = json.loads(raw)
+            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+                content = {"error": f"读取文件失败: {exc}", "file": str(path)}
+            name = served_file_name(path.name) if rename else path.name
+            files.append(SchemaFile(name, len(raw), content))
+        return cls(files)
+
+    @classmethod
+    def packaged(cls) -> SchemaCatalog:
+        """The mock's own schema documents, served under the real service's file names."""
+        return cls.from_dir(SCHEMA_DIR, rename=True)
+
+    def file(self, name: str) -> SchemaFile | None:
+        """The file called ``name`` (case-insensitive, as on the real service's Windows file system)."""
+        return self._by_name.get(name.lower())
+
+    def lookup(self, requested: str) -> tuple[str, SchemaFile] | None:
+        """(key in the answer, file) for one requested type, or None when no file matches.
+
+        ``base`` (any case) is ``base_schema.json`` under the key ``base``; any other type ``T`` is the first
+        of ``blocks_T_data.json``, ``T.json``, ``blocks_T.json`` under the key ``T`` as requested.
+        """
+        if requested.lower() == "base":
+            found = self.file(BASE_FILE)
+            return ("base", found) if found else None
+        for name in (f"blocks_{requested}_data.json", f"{requested}.json", f"blocks_{requested}.json"):
+            found = self.file(name)
+            if found is not None:
+                return requested, found
+        return None
+
+    def stems(self) -> list[str]:
+        """The file names without ``.json``, in listing order (what ``types=all`` requests)."""
+        return [f.stem for f in self.files]
+
+    def entries(self) -> list[dict[str, Any]]:
+        """``type``, ``file``, ``category``, ``description``, ``size`` of every file, unsorted."""
+        out = []
+        for f in self.files:
+            if f.stem == BASE_FILE[: -len(".json")]:
+                kind, category, description = "base", "base", "基础配置 Schema"
+            elif f.stem.startswith("blocks_"):
+                kind = f.stem.replace("blocks_", "").replace("_data", "")
+                category, description = "block", f"{kind} 设备配置 Schema"
+            else:
+                kind, category, description = f.stem, "other", f"{f.stem} Schema"
+            out.append(
+                {
+                    "type": kind,
+                    "file": f.name,
+                    "category": category,
+                    "description": description,
+                    "size": f.size,
+                }
+            )
+        return out
 
 
 @cache

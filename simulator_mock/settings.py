@@ -20,7 +20,19 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Interface to bind; loopback unless told otherwise.")
     port: int = Field(8002, ge=0, le=65535, description="TCP port (0 = any free port).")
     results_dir: Path = Field(
-        Path("results/simulator_mock"), description="Where <run_id>.json results are written."
+        Path("results/simulator_mock"),
+        description=(
+            "Where each run's files are written (config_<run_id>.json, output_<run_id>.json, "
+            "aspen_result_export_<run_id>.xlsx); the only folder /get-aspen-result and /download read."
+        ),
+    )
+    schema_dir: Path | None = Field(
+        None,
+        description=(
+            "Serve the schema documents of this folder (the real service's files: base_schema.json, "
+            "blocks_<Type>_data.json, ...) on /api/schema instead of the packaged ones; configs are "
+            "still validated against the packaged schemas."
+        ),
     )
     workers: int = Field(
         2,
@@ -32,5 +44,7 @@ class Settings(BaseSettings):
     request_timeout_s: float = Field(
         120.0, gt=0, description="A simulation still running after this is reported failed."
     )
-    results_cache_size: int = Field(1000, ge=0, description="Results kept in memory for GET /api/results.")
+    results_cache_size: int = Field(
+        1000, ge=0, description="Results documents kept in memory for GET /api/results/{run_id}."
+    )
     log_level: str = Field("warning", description="uvicorn log level.")

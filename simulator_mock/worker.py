@@ -1,19 +1,43 @@
-"""What an engine worker runs for one request: body bytes -> (status, response, results), files written."""
+"""What an engine worker runs: one /run-aspen-simulation request -> its response and files; workbook reads.
+
+Every request that carries a config leaves its files in the service's results folder, named after the
+run id ``<UTC yyyymmdd_HHMMSS>_<12 hex>`` the way the real service names its files after a timestamp:
+
+* ``config_<run_id>.json``: the config as received (pretty-printed; the raw body when it is not JSON);
+  the response's ``config_file_path``.
+* ``output_<run_id>.json``: the mock's stand-in for Aspen's saved simulation (``output_<ts>.bkp``): the
+  full results document of a converged run, or the failure record of a failed one; the response's
+  ``aspen_file_path`` (also served by the extension route ``GET /api/results/<run_id>``).
+* ``aspen_result_export_<run_id>.xlsx``: the results workbook of a converged run
+  (:mod:`simulator_mock.workbook`); the response's ``result_file_path``.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 
-from simulator_mock.engine import new_run_id, run_config
+from simulator_mock.engine import run_config
 from simulator_mock.errors import InternalError, SimulationError
-from simulator_mock.results import dumps, write_results
+from simulator_mock.results import dumps, write_file
 from simulator_mock.schema_registry import parse_body
+from simulator_mock.workbook import write_workbook
 
 log = logging.getLogger(__name__)
+
+#: The real service's ``error_type`` categories (its failure responses carry these texts).
+CONFIG_FAILED = "模拟配置写入失败"  # the config could not be written into / accepted by the simulator
+RUN_ERROR = "模拟运行过程发生错误"  # the simulation ran and reported errors (did not solve)
+RUN_FAILED = "模拟运行过程失败"  # the run broke down (an exception inside the simulator)
+#: The real service's answer to an empty body (HTTP 400).
+EMPTY_BODY = "请求体为空"
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +46,7 @@ class Outcome:
 
     Attributes:
         status: HTTP status. body: JSON response bytes.
-        run_id: id of a successful run (None on failure). results: results document bytes (None on failure).
+        run_id: id of a converged run (None otherwise). results: its results document bytes (None otherwise).
     """
 
     status: int
@@ -43,29 +67,130 @@ def warm() -> bool:
     return True
 
 
+def new_run_id() -> str:
+    """A fresh run id: UTC time to the second (sortable, like the real file names) and 12 random hex."""
+    return f"{datetime.now(UTC):%Y%m%d_%H%M%S}_{uuid.uuid4().hex[:12]}"
+
+
+def error_category(error: SimulationError) -> str:
+    """The real service's error_type for a mock error: bad config, failed run, or broken run."""
+    if isinstance(error, InternalError):
+        return RUN_FAILED
+    return CONFIG_FAILED if error.status < 422 else RUN_ERROR
+
+
+def failure(error: SimulationError, **paths: str) -> dict[str, Any]:
+    """The failure body: success false, the files written, the real category, the mock's error_code."""
+    return {
+        "success": False,
+        **paths,
+        "error_type": error_category(error),
+        "error_code": error.error_type,
+        "error_message": f"{error.error_type}: {error.message}",
+    }
+
+
+def _is_empty(body: bytes) -> bool:
+    """True for what the real service calls an empty body: nothing, or a JSON value that is falsy."""
+    if not body.strip():
+        return True
+    try:
+        return not orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return False
+
+
 def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None = None) -> Outcome:
     """Run one /run-aspen-simulation request and write its files; never raises."""
+    if _is_empty(body):
+        return Outcome(400, orjson.dumps({"error": EMPTY_BODY}))
+    directory = Path(results_dir)
     try:
-        config = parse_body(body)
+        directory.mkdir(parents=True, exist_ok=True)
         run_id = new_run_id()
-        results = run_config(config, run_id, time_limit_s)
+        config: dict[str, Any] = {}
+        parse_error: SimulationError | None = None
+        try:
+            config = parse_body(body)
+            stored = orjson.dumps(config, option=orjson.OPT_INDENT_2)
+        except SimulationError as error:  # not a JSON object, or a NaN: stored as received
+            parse_error, stored = error, body
+        except TypeError:  # an integer beyond 64 bits, which orjson does not encode: stored as received
+            stored = body
+        paths = {
+            "aspen_file_path": str((directory / f"output_{run_id}.json").resolve()),
+            "config_file_path": str(write_file(stored, directory / f"config_{run_id}.json")),
+        }
+        try:
+            if parse_error is not None:
+                raise parse_error
+            results = run_config(config, run_id, time_limit_s)
+        except SimulationError as error:
+            answer = failure(error, **paths)
+            record = {"run_id": run_id, "created": datetime.now(UTC).isoformat(), **answer}
+            write_file(orjson.dumps(record), Path(paths["aspen_file_path"]))
+            return Outcome(201, orjson.dumps(answer))
         content = dumps(results)
-        directory = Path(results_dir)
-        result_path = write_results(content, directory, f"{run_id}.json")
-        input_path = write_results(body, directory, f"{run_id}_input.json")
+        write_file(content, Path(paths["aspen_file_path"]))
+        result_path = write_workbook(results, config, directory / f"aspen_result_export_{run_id}.xlsx")
+        warnings = results["warnings"]
         response = {
             "success": True,
-            "run_id": run_id,
-            "aspen_file_path": str(input_path),
+            **paths,
             "result_file_path": str(result_path),
-            "results_url": f"/api/results/{run_id}",
-            "message": f"simulation converged; results at GET /api/results/{run_id}",
-            "warnings": results["warnings"],
+            "message": (
+                "simulation converged; results saved"
+                if not warnings
+                else "simulation converged with warnings (no severe errors); results saved"
+            ),
+            "run_id": run_id,
+            "warnings": warnings,
         }
         return Outcome(200, orjson.dumps(response), run_id, content)
-    except SimulationError as exc:
-        return Outcome(exc.status, orjson.dumps(exc.to_response()))
     except Exception as exc:  # the service must answer, whatever happened
-        log.exception("unexpected failure in a simulation")
+        log.exception("unexpected failure in a simulation request")
         error = InternalError(f"unexpected {type(exc).__name__}: {exc}")
-        return Outcome(error.status, orjson.dumps(error.to_response()))
+        return Outcome(201, orjson.dumps(failure(error)))
+
+
+def read_result_file(path: str, shown_path: str) -> bytes:
+    """``GET /get-aspen-result``'s answer: the workbook read with pandas as the real service reads it.
+
+    Args:
+        path: the resolved file to read. shown_path: the ``file_path`` the client sent (echoed back).
+
+    Raises:
+        Exception: whatever pandas raises for a file that is not a readable workbook.
+    """
+    import pandas as pd
+
+    excel = pd.ExcelFile(path)
+    try:
+        names = list(excel.sheet_names)
+        data: dict[str, Any] = {}
+        for name in names:
+            try:
+                frame = pd.read_excel(excel, sheet_name=name)
+                data[name] = {
+                    "row_count": len(frame),
+                    "column_count": len(frame.columns),
+                    "column_names": frame.columns.tolist(),
+                    "data": frame.where(pd.notnull(frame), None).to_dict(orient="records"),
+                }
+            except Exception as exc:  # the real service reports a sheet it cannot read and goes on
+                data[name] = {"error": f"读取工作表失败: {exc}", "row_count": 0, "column_count": 0}
+    finally:
+        excel.close()
+    answer = {
+        "status": "success",
+        "file_info": {
+            "file_name": os.path.basename(shown_path),
+            "file_path": shown_path,
+            "sheet_count": len(names),
+            "sheet_names": names,
+            "read_time": datetime.now(UTC).isoformat(),
+        },
+        "data": data,
+    }
+    # NaN that pandas leaves in string / float columns is written as null (the mock never emits NaN)
+    return orjson.dumps(answer, default=str, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
