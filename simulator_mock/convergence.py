@@ -7,37 +7,52 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulator_mock.errors import ConvergenceError
+from simulator_mock.errors import ConvergenceError, UnsupportedOptionError
 
 
 @dataclass(frozen=True)
 class ConvergenceSettings:
-    """``setup.convergence`` of the config.
+    """The config's ``convergence`` section; defaults are Aspen's.
 
     Attributes:
         method: WEGSTEIN or DIRECT. tolerance: relative tolerance on tear variables.
-        max_iterations: iteration cap. q_min, q_max: bounds of the Wegstein factor (Aspen: -5, 0).
+        max_iterations: iteration cap. q_min, q_max: bounds of the Wegstein factor.
         tear_streams: requested tear streams (empty = automatic).
     """
 
     method: str = "WEGSTEIN"
-    tolerance: float = 1e-7
-    max_iterations: int = 100
+    tolerance: float = 1e-4
+    max_iterations: int = 30
     q_min: float = -5.0
     q_max: float = 0.0
     tear_streams: tuple[str, ...] = ()
 
     @classmethod
-    def from_config(cls, setup: dict) -> ConvergenceSettings:
-        """Read ``setup.convergence`` (schema-valid; absent keys keep their defaults)."""
-        conv = setup.get("convergence", {})
+    def from_config(cls, config: dict) -> ConvergenceSettings:
+        """Read the ``convergence`` section (schema-valid; absent keys keep Aspen's defaults).
+
+        Raises:
+            UnsupportedOptionError: a tear method other than WEGSTEIN or DIRECT.
+        """
+        section = config.get("convergence") or {}
+        options = section.get("conv_options") or {}
+        method = options.get("tear_method", cls.method)
+        if method not in ("WEGSTEIN", "DIRECT"):
+            raise UnsupportedOptionError(
+                f"convergence.conv_options.tear_method: {method} is not simulated; use WEGSTEIN or DIRECT"
+            )
+        tears = section.get("tear_data") or []
+        tolerance = float(options.get("tol", cls.tolerance))
+        if tears:
+            tolerance = min([tolerance, *(float(t["tear_stream_tol"]) for t in tears)])
+        cap = options.get("weg_maxit" if method == "WEGSTEIN" else "dir_maxit", cls.max_iterations)
         return cls(
-            method=conv.get("method", cls.method),
-            tolerance=float(conv.get("tolerance", cls.tolerance)),
-            max_iterations=int(conv.get("max_iterations", cls.max_iterations)),
-            q_min=float(conv.get("wegstein_q_min", cls.q_min)),
-            q_max=float(conv.get("wegstein_q_max", cls.q_max)),
-            tear_streams=tuple(conv.get("tear_streams", ())),
+            method=method,
+            tolerance=tolerance,
+            max_iterations=int(cap),
+            q_min=float(options.get("weg_qmin", cls.q_min)),
+            q_max=float(options.get("weg_qmax", cls.q_max)),
+            tear_streams=tuple(t["tear_stream_name"] for t in tears),
         )
 
 

@@ -77,6 +77,13 @@ class UnsupportedBlockTypeError(SimulationError):
     error_type = "UnsupportedBlockType"
 
 
+class UnsupportedOptionError(SimulationError):
+    """A value the real Aspen schema allows but the mock cannot simulate (e.g. FLOWBASE VOLUME, Heater
+    SPEC_OPT DDPPARM); the message names the field and the value."""
+
+    error_type = "UnsupportedOption"
+
+
 class TopologyError(SimulationError):
     """Streams and blocks do not form a valid flowsheet (missing block, port, outlet, feed data)."""
 

@@ -2,33 +2,50 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 Config = dict[str, Any]
 
-WATER = {"cid": "WATER", "name": "water", "cas_number": "7732-18-5"}
-METHANOL = {"cid": "MEOH", "name": "methanol", "cas_number": "67-56-1"}
-BENZENE = {"cid": "BENZENE", "name": "benzene", "cas_number": "71-43-2"}
-TOLUENE = {"cid": "TOLUENE", "name": "toluene", "cas_number": "108-88-3"}
-METHANE = {"cid": "CH4", "name": "methane", "cas_number": "74-82-8"}
-OXYGEN = {"cid": "O2", "name": "oxygen", "cas_number": "7782-44-7"}
-NITROGEN = {"cid": "N2", "name": "nitrogen", "cas_number": "7727-37-9"}
-CO2 = {"cid": "CO2", "name": "carbon dioxide", "cas_number": "124-38-9"}
+WATER = {"cid": "WATER", "name": "H2O", "cas_number": "7732-18-5", "database_name": "WATER"}
+METHANOL = {"cid": "MEOH", "name": "CH4O", "cas_number": "67-56-1", "database_name": "METHANOL"}
+BENZENE = {"cid": "BENZENE", "name": "C6H6", "cas_number": "71-43-2", "database_name": "BENZENE"}
+TOLUENE = {"cid": "TOLUENE", "name": "C7H8", "cas_number": "108-88-3", "database_name": "TOLUENE"}
+METHANE = {"cid": "CH4", "name": "CH4", "cas_number": "74-82-8", "database_name": "METHANE"}
+OXYGEN = {"cid": "O2", "name": "O2", "cas_number": "7782-44-7", "database_name": "OXYGEN"}
+NITROGEN = {"cid": "N2", "name": "N2", "cas_number": "7727-37-9", "database_name": "NITROGEN"}
+CO2 = {"cid": "CO2", "name": "CO2", "cas_number": "124-38-9", "database_name": "CARBON-DIOXIDE"}
 
 
 def feed(T_C: float, P_bar: float, flows_kmol_hr: dict[str, float]) -> dict[str, Any]:
-    """A TP feed given as component molar flows [kmol/hr]."""
+    """A TP feed given as component molar flows [kmol/hr] (TOTFLOW is their sum)."""
+    flow: dict[str, Any] = {
+        "FLOWBASE": "MOLE",
+        "TOTFLOW_VALUE": sum(flows_kmol_hr.values()),
+        "TOTFLOW_UNITS": "kmol/hr",
+        "BASIS": "MOLE-FLOW",
+    }
+    for cid, value in flows_kmol_hr.items():
+        flow[cid] = {"FLOW_VALUE": value, "FLOW_UNITS": "kmol/hr", "FLOW_BASIS": "MOLE-FLOW"}
     return {
         "MIXED_SPEC": "TP",
         "temperature": {"TEMP_VALUE": T_C, "TEMP_UNITS": "C"},
         "pressure": {"PRES_VALUE": P_bar, "PRES_UNITS": "bar"},
-        "flow": {
-            "FLOWBASE": "MOLE",
-            "BASIS": "MOLE-FLOW",
-            "TOTFLOW_UNITS": "kmol/hr",
-            "FLOW_VALUE": flows_kmol_hr,
-        },
+        "flow": flow,
     }
+
+
+#: Mixer SPEC_DATA with Aspen's defaults (no pressure drop; flash iterations and tolerance).
+MIXER_DEFAULTS = {"PRES_VALUE": 0.0, "PRES_UNITS": "bar", "MAXIT_VALUE": 30, "TOL_VALUE": 0.0001}
+#: Valve JOB_DATA fields besides the outlet pressure, at Aspen's defaults.
+VALVE_DEFAULTS = {"MODE": "ADIAB-FLASH", "FLASH_MAXIT": 30, "FLASH_TOL": 0.0001}
+#: Outlet spec: adiabatic at the inlet pressure (SPEC_OPT PD, duty 0, pressure drop 0).
+ADIABATIC = {"SPEC_OPT": "PD", "PRES_VALUE": 0.0, "PRES_UNITS": "bar", "DUTY_VALUE": 0.0, "DUTY_UNITS": "kW"}
+
+
+def tp(T_C: float, P: float = 0.0, units: str = "bar") -> dict[str, Any]:
+    """SPEC_DATA of a TP outlet spec: temperature [C] and pressure (0 = no pressure change)."""
+    return {"SPEC_OPT": "TP", "TEMP_VALUE": T_C, "TEMP_UNITS": "C", "PRES_VALUE": P, "PRES_UNITS": units}
 
 
 def flowsheet(
@@ -46,14 +63,14 @@ def flowsheet(
     for ports in connections.values():
         streams.extend(s for s in ports if s not in streams)
     return {
-        "setup": {"title": title},
-        "components": components,
+        "metadata": {"description": title},
+        "components": copy.deepcopy(components),
         "property_methods": [{"method_name": method, "is_basis_method": True}],
         "blocks": [{"name": name, "type": kind} for name, kind in blocks.items()],
-        "streams": [{"name": s} for s in streams],
+        "streams": streams,
         "block_connections": connections,
         "stream_data": stream_data,
-        **block_data,
+        **copy.deepcopy(block_data),
     }
 
 
@@ -64,10 +81,18 @@ def heater(method: str = "NRTL") -> Config:
         [WATER],
         method,
         {"H1": "Heater"},
-        {"H1": {"FEED": "F(IN)", "PROD": "P(OUT)"}},
-        {"FEED": feed(25.0, 1.0, {"WATER": 100.0})},
+        {"H1": {"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}},
+        {"FEED-1": feed(25.0, 1.0, {"WATER": 100.0})},
         blocks_Heater_data={
-            "H1": {"SPEC_DATA": {"SPEC_OPT": "TP", "TEMP_VALUE": 80, "TEMP_UNITS": "C", "PRES_VALUE": 1}}
+            "H1": {
+                "SPEC_DATA": {
+                    "SPEC_OPT": "TP",
+                    "TEMP_VALUE": 80,
+                    "TEMP_UNITS": "C",
+                    "PRES_VALUE": 1,
+                    "PRES_UNITS": "bar",
+                }
+            }
         },
     )
 
@@ -81,8 +106,8 @@ def boiling_point(component: dict[str, str], fractions: dict[str, float] | None 
         components,
         "NRTL",
         {"H1": "Heater"},
-        {"H1": {"FEED": "F(IN)", "SAT": "P(OUT)"}},
-        {"FEED": feed(20.0, 1.01325, flows)},
+        {"H1": {"FEED-1": "F(IN)", "SAT-1": "P(OUT)"}},
+        {"FEED-1": feed(20.0, 1.01325, flows)},
         blocks_Heater_data={
             "H1": {"SPEC_DATA": {"SPEC_OPT": "PV", "PRES_VALUE": 1, "PRES_UNITS": "atm", "VFRAC_VALUE": 0.0}}
         },
@@ -96,9 +121,9 @@ def water_mixing() -> Config:
         [WATER],
         "IDEAL",
         {"M1": "Mixer"},
-        {"M1": {"COLD": "F(IN)", "HOT": "F(IN)", "MIX": "P(OUT)"}},
-        {"COLD": feed(20.0, 1.01325, {"WATER": 100.0}), "HOT": feed(80.0, 1.01325, {"WATER": 100.0})},
-        blocks_Mixer_data={"M1": {"SPEC_DATA": {"PRES_VALUE": 0, "PRES_UNITS": "bar"}}},
+        {"M1": {"COLD-1": "F(IN)", "HOT-1": "F(IN)", "MIX-1": "P(OUT)"}},
+        {"COLD-1": feed(20.0, 1.01325, {"WATER": 100.0}), "HOT-1": feed(80.0, 1.01325, {"WATER": 100.0})},
+        blocks_Mixer_data={"M1": {"SPEC_DATA": MIXER_DEFAULTS}},
     )
 
 
@@ -109,25 +134,35 @@ def flash_drum(method: str = "NRTL") -> Config:
         [METHANOL, WATER],
         method,
         {"F1": "Flash2"},
-        {"F1": {"FEED": "F(IN)", "VAP": "V(OUT)", "LIQ": "L(OUT)"}},
-        {"FEED": feed(25.0, 1.01325, {"MEOH": 50.0, "WATER": 50.0})},
+        {"F1": {"FEED-1": "F(IN)", "VAP-1": "V(OUT)", "LIQ-1": "L(OUT)"}},
+        {"FEED-1": feed(25.0, 1.01325, {"MEOH": 50.0, "WATER": 50.0})},
         blocks_Flash2_data={
-            "F1": {"SPEC_DATA": {"SPEC_OPT": "TP", "TEMP_VALUE": 80, "PRES_VALUE": 1, "PRES_UNITS": "atm"}}
+            "F1": {
+                "SPEC_DATA": {
+                    "SPEC_OPT": "TP",
+                    "TEMP_VALUE": 80,
+                    "TEMP_UNITS": "C",
+                    "PRES_VALUE": 1,
+                    "PRES_UNITS": "atm",
+                }
+            }
         },
     )
 
 
 def pump() -> Config:
-    """Water pumped from 1 to 10 bar at 75 % efficiency."""
+    """Water pumped from 1 to 10 bar (efficiency from the default pump curve)."""
     return flowsheet(
         "Water pump",
         [WATER],
         "IDEAL",
         {"P1": "Pump"},
-        {"P1": {"FEED": "F(IN)", "HP": "P(OUT)"}},
-        {"FEED": feed(25.0, 1.0, {"WATER": 100.0})},
+        {"P1": {"FEED-1": "F(IN)", "HP-1": "P(OUT)"}},
+        {"FEED-1": feed(25.0, 1.0, {"WATER": 100.0})},
         blocks_Pump_data={
-            "P1": {"SPEC_DATA": {"OPT_SPEC": "PRES", "PRES_VALUE": 10, "PRES_UNITS": "bar", "EFF": 0.75}}
+            "P1": {
+                "SPEC_DATA": {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", "PRES_VALUE": 10, "PRES_UNITS": "bar"}
+            }
         },
     )
 
@@ -139,23 +174,21 @@ def valve() -> Config:
         [METHANOL, WATER],
         "NRTL",
         {"V1": "Valve"},
-        {"V1": {"FEED": "F(IN)", "OUT": "P(OUT)"}},
-        {"FEED": feed(95.0, 5.0, {"MEOH": 30.0, "WATER": 70.0})},
-        blocks_Valve_data={
-            "V1": {"JOB_DATA": {"MODE": "ADIAB-FLASH", "P_OUT_VALUE": 1, "P_OUT_UNITS": "atm"}}
-        },
+        {"V1": {"FEED-1": "F(IN)", "OUT-1": "P(OUT)"}},
+        {"FEED-1": feed(95.0, 5.0, {"MEOH": 30.0, "WATER": 70.0})},
+        blocks_Valve_data={"V1": {"JOB_DATA": {**VALVE_DEFAULTS, "P_OUT_VALUE": 1, "P_OUT_UNITS": "atm"}}},
     )
 
 
 def compressor() -> Config:
-    """Methane compressed from 1 to 5 bar, isentropic efficiency 0.75, Peng-Robinson."""
+    """Methane compressed from 1 to 5 bar (Aspen's default isentropic efficiency 0.72), Peng-Robinson."""
     return flowsheet(
         "Methane compressor",
         [METHANE],
         "PENG-ROB",
         {"C1": "Compr"},
-        {"C1": {"GAS": "F(IN)", "HPGAS": "P(OUT)"}},
-        {"GAS": feed(25.0, 1.0, {"CH4": 100.0})},
+        {"C1": {"GAS-1": "F(IN)", "HPGAS-1": "P(OUT)"}},
+        {"GAS-1": feed(25.0, 1.0, {"CH4": 100.0})},
         blocks_Compr_data={
             "C1": {
                 "SPEC_DATA": {
@@ -164,7 +197,6 @@ def compressor() -> Config:
                     "OPT_SPEC": "PRES",
                     "PRES_VALUE": 5,
                     "PRES_UNITS": "bar",
-                    "SEFF": 0.75,
                 }
             }
         },
@@ -178,12 +210,15 @@ def sep() -> Config:
         [METHANOL, WATER],
         "NRTL",
         {"S1": "Sep"},
-        {"S1": {"FEED": "F(IN)", "TOP": "O(OUT)", "BOT": "O(OUT)"}},
-        {"FEED": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
+        {"S1": {"FEED-1": "F(IN)", "TOP-1": "O(OUT)", "BOT-1": "O(OUT)"}},
+        {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
         blocks_Sep_data={
             "S1": {
                 "SPEC_DATA": {
-                    "TOP": [{"COMP_ID": "MEOH", "FRACS": 0.99}, {"COMP_ID": "WATER", "FRACS": 0.02}]
+                    "TOP-1": [
+                        {"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.99},
+                        {"COMP_ID": "WATER", "FLOWBASIS": "MOLE", "FRACS": 0.02},
+                    ]
                 }
             }
         },
@@ -197,15 +232,16 @@ def heat_exchanger() -> Config:
         [WATER],
         "IDEAL",
         {"E1": "HeatX"},
-        {"E1": {"HOT": "HI(IN)", "HOTOUT": "HO(OUT)", "COLD": "CI(IN)", "COLDOUT": "CO(OUT)"}},
-        {"HOT": feed(90.0, 2.0, {"WATER": 150.0}), "COLD": feed(20.0, 2.0, {"WATER": 100.0})},
+        {"E1": {"HOT-1": "H(IN)", "HOUT-1": "H(OUT)", "COLD-1": "C(IN)", "COUT-1": "C(OUT)"}},
+        {"HOT-1": feed(90.0, 2.0, {"WATER": 150.0}), "COLD-1": feed(20.0, 2.0, {"WATER": 100.0})},
         blocks_HeatX_data={
             "E1": {
                 "SPEC_DATA": {
-                    "SPEC_OPT": "COLD-OUTLET-TEMP",
-                    "TEMP_VALUE": 60,
-                    "TEMP_UNITS": "C",
+                    "SPEC": "T-COLD",
+                    "VALUE_VALUE": 60,
+                    "VALUE_UNITS": "C",
                     "U_VALUE": 850,
+                    "U_UNITS": "Watt/sqm-K",
                 }
             }
         },
@@ -216,7 +252,7 @@ def combustion(adiabatic: bool = False) -> Config:
     """Methane burnt with excess air (CH4 + 2 O2 -> CO2 + 2 H2O, 100 % conversion), isothermal or
     adiabatic."""
     spec = (
-        {"SPEC_OPT": "PQ", "PRES_VALUE": 1, "PRES_UNITS": "bar", "DUTY_VALUE": 0, "DUTY_UNITS": "kW"}
+        {"SPEC_OPT": "DP", "PRES_VALUE": 1, "PRES_UNITS": "bar", "DUTY_VALUE": 0, "DUTY_UNITS": "kW"}
         if adiabatic
         else {"SPEC_OPT": "TP", "TEMP_VALUE": 25, "TEMP_UNITS": "C", "PRES_VALUE": 1, "PRES_UNITS": "bar"}
     )
@@ -225,17 +261,17 @@ def combustion(adiabatic: bool = False) -> Config:
         [METHANE, OXYGEN, NITROGEN, CO2, WATER],
         "PENG-ROB",
         {"R1": "RStoic"},
-        {"R1": {"FUEL": "F(IN)", "FLUE": "P(OUT)"}},
-        {"FUEL": feed(25.0, 1.0, {"CH4": 1.0, "O2": 3.0, "N2": 11.28})},
+        {"R1": {"FUEL-1": "F(IN)", "FLUE-1": "P(OUT)"}},
+        {"FUEL-1": feed(25.0, 1.0, {"CH4": 1.0, "O2": 3.0, "N2": 11.28})},
         blocks_RStoic_data={
             "R1": {
                 "SPEC_DATA": spec,
                 "REAC_DATA": {
-                    "SERIES": False,
+                    "SERIES": "",
                     "REAC": [
                         {
-                            "KEY_SSID": 1,
-                            "OPT_EXT_CONV": "CONV",
+                            "KEY_SSID": "1",
+                            "OPT_EXT_CONV": "CONVERSION",
                             "KEY_CID": "CH4",
                             "CONV": 1.0,
                             "COEF_DATA": {"CH4": -1, "O2": -2},
@@ -255,8 +291,8 @@ def shortcut_column() -> Config:
         [BENZENE, TOLUENE],
         "IDEAL",
         {"C1": "DSTWU"},
-        {"C1": {"FEED": "F(IN)", "DIST": "D(OUT)", "BTMS": "B(OUT)"}},
-        {"FEED": feed(90.0, 1.01325, {"BENZENE": 50.0, "TOLUENE": 50.0})},
+        {"C1": {"FEED-1": "F(IN)", "DIST-1": "D(OUT)", "BTMS-1": "B(OUT)"}},
+        {"FEED-1": feed(90.0, 1.01325, {"BENZENE": 50.0, "TOLUENE": 50.0})},
         blocks_DSTWU_data={
             "C1": {
                 "SPEC_DATA": {
@@ -284,8 +320,8 @@ def column(stages: int = 15, feed_stage: int = 8, reflux: float = 1.5, d_to_f: f
         [METHANOL, WATER],
         "NRTL",
         {"C1": "RadFrac"},
-        {"C1": {"FEED": "F(IN)", "DIST": "D(OUT)", "BTMS": "B(OUT)"}},
-        {"FEED": feed(60.0, 1.2, {"MEOH": 50.0, "WATER": 50.0})},
+        {"C1": {"FEED-1": "F(IN)", "DIST-1": "LD(OUT)", "BTMS-1": "B(OUT)"}},
+        {"FEED-1": feed(60.0, 1.2, {"MEOH": 50.0, "WATER": 50.0})},
         blocks_RadFrac_data={
             "C1": {
                 "CONFIG_DATA": {
@@ -293,18 +329,37 @@ def column(stages: int = 15, feed_stage: int = 8, reflux: float = 1.5, d_to_f: f
                     "NSTAGE": stages,
                     "CONDENSER": "TOTAL",
                     "REBOILER": "KETTLE",
+                    "CONV_METH": "STANDARD",
+                    "NO_PHASE": 2,
+                    "BLKOPFREWAT": "NO",
                     "OP_SPEC": [
                         {"BASIS_RR_VALUE": reflux, "BASIS_RR_BASIS": "MOLE"},
                         {"DF_VALUE": d_to_f, "DF_BASIS": "MOLE"},
                     ],
                 },
                 "FEED_STAGE_DATA": [
-                    {"FEED_STAGE": "FEED", "FEED_STAGE_VALUE": feed_stage, "FEED_CONVEN": "ABOVE-STAGE"}
+                    {"FEED_STAGE": "FEED-1", "FEED_STAGE_VALUE": feed_stage, "FEED_CONVEN": "ABOVE-STAGE"}
+                ],
+                "PROD_STAGE_DATA": [
+                    {"PROD_STAGE": "DIST-1", "PROD_STAGE_VALUE": 1, "PROD_PHASE": "L"},
+                    {"PROD_STAGE": "BTMS-1", "PROD_STAGE_VALUE": stages, "PROD_PHASE": "L"},
                 ],
                 "PRES_DATA": {
                     "VIEW_PRES": "TOP/BOTTOM",
-                    "STAGE_PRES": [{"PRES1_VALUE": 1.01325, "PRES1_UNITS": "bar", "DP_STAGE_VALUE": 0}],
+                    "STAGE_PRES": [
+                        {
+                            "PRES1_VALUE": 1.01325,
+                            "PRES1_UNITS": "bar",
+                            "OPT_PRES_TOP": "DP-COND",
+                            "DP_COND_VALUE": 0,
+                            "DP_COND_UNITS": "bar",
+                            "OPT_PRES": "DP-STAGE",
+                            "DP_STAGE_VALUE": 0,
+                            "DP_STAGE_UNITS": "bar",
+                        }
+                    ],
                 },
+                "CONDENSER_DATA": {"OPT_COND_SPC": "VFRAC", "SC_OPTION": "REFLUX-AND-DISTILLATE"},
             }
         },
     )
@@ -319,18 +374,20 @@ def process_train() -> Config:
         "NRTL",
         {"P1": "Pump", "H1": "Heater", "V1": "Valve", "F1": "Flash2"},
         {
-            "P1": {"FEED": "F(IN)", "S1": "P(OUT)"},
-            "H1": {"S1": "F(IN)", "S2": "P(OUT)"},
-            "V1": {"S2": "F(IN)", "S3": "P(OUT)"},
-            "F1": {"S3": "F(IN)", "VAP": "V(OUT)", "LIQ": "L(OUT)"},
+            "P1": {"FEED-1": "F(IN)", "S-1": "P(OUT)"},
+            "H1": {"S-1": "F(IN)", "S-2": "P(OUT)"},
+            "V1": {"S-2": "F(IN)", "S-3": "P(OUT)"},
+            "F1": {"S-3": "F(IN)", "VAP-1": "V(OUT)", "LIQ-1": "L(OUT)"},
         },
-        {"FEED": feed(30.0, 1.0, {"MEOH": 30.0, "WATER": 70.0})},
-        blocks_Pump_data={"P1": {"SPEC_DATA": {"OPT_SPEC": "PRES", "PRES_VALUE": 5, "EFF": 0.7}}},
-        blocks_Heater_data={"H1": {"SPEC_DATA": {"SPEC_OPT": "TP", "TEMP_VALUE": 130, "PRES_VALUE": 0}}},
-        blocks_Valve_data={
-            "V1": {"JOB_DATA": {"MODE": "ADIAB-FLASH", "P_OUT_VALUE": 1.2, "P_OUT_UNITS": "bar"}}
+        {"FEED-1": feed(30.0, 1.0, {"MEOH": 30.0, "WATER": 70.0})},
+        blocks_Pump_data={
+            "P1": {
+                "SPEC_DATA": {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", "PRES_VALUE": 5, "PRES_UNITS": "bar"}
+            }
         },
-        blocks_Flash2_data={"F1": {"SPEC_DATA": {"SPEC_OPT": "PQ", "PRES_VALUE": 0, "DUTY_VALUE": 0}}},
+        blocks_Heater_data={"H1": {"SPEC_DATA": tp(130.0)}},
+        blocks_Valve_data={"V1": {"JOB_DATA": {**VALVE_DEFAULTS, "P_OUT_VALUE": 1.2, "P_OUT_UNITS": "bar"}}},
+        blocks_Flash2_data={"F1": {"SPEC_DATA": ADIABATIC}},
     )
 
 
@@ -343,17 +400,20 @@ def recycle(method: str = "WEGSTEIN") -> Config:
         "NRTL",
         {"M1": "Mixer", "H1": "Heater", "F1": "Flash2", "S1": "FSplit"},
         {
-            "M1": {"FEED": "F(IN)", "RECYCLE": "F(IN)", "MIX": "P(OUT)"},
-            "H1": {"MIX": "F(IN)", "HOT": "P(OUT)"},
-            "F1": {"HOT": "F(IN)", "VAP": "V(OUT)", "LIQ": "L(OUT)"},
-            "S1": {"LIQ": "F(IN)", "RECYCLE": "O(OUT)", "PURGE": "O(OUT)"},
+            "M1": {"FEED-1": "F(IN)", "RCY-1": "F(IN)", "MIX-1": "P(OUT)"},
+            "H1": {"MIX-1": "F(IN)", "HOT-1": "P(OUT)"},
+            "F1": {"HOT-1": "F(IN)", "VAP-1": "V(OUT)", "LIQ-1": "L(OUT)"},
+            "S1": {"LIQ-1": "F(IN)", "RCY-1": "O(OUT)", "PURGE-1": "O(OUT)"},
         },
-        {"FEED": feed(25.0, 1.01325, {"MEOH": 40.0, "WATER": 60.0})},
-        blocks_Heater_data={"H1": {"SPEC_DATA": {"SPEC_OPT": "TP", "TEMP_VALUE": 82, "PRES_VALUE": 0}}},
-        blocks_Flash2_data={"F1": {"SPEC_DATA": {"SPEC_OPT": "PQ", "PRES_VALUE": 0, "DUTY_VALUE": 0}}},
-        blocks_FSplit_data={"S1": {"SPEC_DATA": {"FRAC": {"RECYCLE": 0.7}}}},
+        {"FEED-1": feed(25.0, 1.01325, {"MEOH": 40.0, "WATER": 60.0})},
+        blocks_Heater_data={"H1": {"SPEC_DATA": tp(82.0)}},
+        blocks_Flash2_data={"F1": {"SPEC_DATA": ADIABATIC}},
+        blocks_FSplit_data={"S1": {"SPEC_DATA": {"FRAC": {"RCY-1": {"FRAC_VALUE": 0.7}}}}},
     )
-    config["setup"]["convergence"] = {"method": method, "tolerance": 1e-8, "max_iterations": 200}
+    config["convergence"] = {
+        "conv_options": {"tear_method": method, "tol": 1e-8, "weg_maxit": 200, "dir_maxit": 200},
+        "tear_data": [{"tear_stream_name": "RCY-1", "tear_stream_tol": 1e-8}],
+    }
     return config
 
 

@@ -75,7 +75,7 @@ class Flowsheet:
         self.package: PropertyPackage = get_property_package(CASs, method)
         self.warnings.extend(self.package.warnings)
         self.topology: Topology = build_topology(config, BLOCK_CLASSES)
-        self.settings = ConvergenceSettings.from_config(config.get("setup", {}))
+        self.settings = ConvergenceSettings.from_config(config)
         self.steps, notes = calculation_order(self.topology, list(self.settings.tear_streams))
         self.warnings.extend(notes)
         self.ctx = BlockContext(self.package, self.cids, self.warnings)
@@ -105,7 +105,7 @@ class Flowsheet:
         """Compute every stream: feeds from stream_data, then blocks in order, loops to convergence."""
         stream_data = self.config.get("stream_data", {})
         streams: dict[str, Stream] = {
-            name: feed_stream(self.package, self.cids, name, stream_data[name])
+            name: feed_stream(self.package, self.cids, name, stream_data[name], self.warnings)
             for name in self.topology.feeds
         }
         loops: list[LoopReport] = []
@@ -129,7 +129,7 @@ class Flowsheet:
         tears = step.tears
         for tear in tears:
             if tear in stream_data:
-                streams[tear] = feed_stream(self.package, self.cids, tear, stream_data[tear])
+                streams[tear] = feed_stream(self.package, self.cids, tear, stream_data[tear], self.warnings)
             else:
                 streams[tear] = Stream(tear, np.zeros(n), 298.15, 101325.0, None)
 

@@ -76,7 +76,7 @@ def _cas_from_any(identifier: str) -> str | None:
 def resolve_component(
     cid: str, name: str | None, cas_number: str | None, database_name: str | None = None
 ) -> tuple[str, list[str]]:
-    """CAS number of a component given by CAS number, name or database name.
+    """CAS number of a component: looked up by cas_number, then database_name, then name (the Aspen alias).
 
     Returns:
         (CAS, warnings); a warning when name and CAS number point to different chemicals.
@@ -90,18 +90,19 @@ def resolve_component(
     if cas_number:
         tried.append(f"cas_number {cas_number!r}")
         cas = _cas_from_any(cas_number.strip())
-    for ident in (name, database_name):
+    for ident in (database_name, name):
         if cas is None and ident:
             tried.append(repr(ident))
             cas = _cas_from_any(ident.strip())
     if cas is None:
         what = " / ".join(tried) if tried else "no name or cas_number"
         raise UnknownComponentError(f"components[{cid}]: {what} not found in the chemicals database")
-    if cas_number and name:
-        by_name = _cas_from_any(name.strip())
+    if cas_number and database_name:
+        by_name = _cas_from_any(database_name.strip())
         if by_name is not None and by_name != cas:
             warnings.append(
-                f"component {cid}: name {name!r} is CAS {by_name} but cas_number is {cas}; cas_number used"
+                f"component {cid}: database_name {database_name!r} is CAS {by_name} but cas_number is {cas}; "
+                "cas_number used"
             )
     return cas, warnings
 

@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from simulator_mock.errors import (
@@ -19,6 +19,7 @@ from simulator_mock.errors import (
     SchemaValidationError,
     SimulationError,
     UnsupportedBlockTypeError,
+    UnsupportedOptionError,
 )
 
 #: Block types with a model, in the order the schema list shows them.
@@ -165,9 +166,16 @@ class SchemaCatalog:
         return out
 
 
+def section_schema(part: str) -> dict[str, Any]:
+    """The JSON Schema a config is validated against for one part: the whole ``base`` document, or the
+    ``blocks_<Type>_data`` section schema a block part wraps (as the real service's documents do)."""
+    document = schema(part)
+    return document if part == "base" else document[f"blocks_{part}_data"]
+
+
 @cache
-def _validator(part: str) -> Draft202012Validator:
-    return Draft202012Validator(schema(part))
+def _validator(part: str) -> Draft7Validator:
+    return Draft7Validator(section_schema(part))
 
 
 def parse_body(body: bytes) -> dict[str, Any]:
@@ -208,15 +216,29 @@ def check_finite(value: Any, path: str = "") -> None:
             stack.extend((v, f"{where}[{i}]") for i, v in enumerate(item))
 
 
+#: Top-level sections of the real schema that the mock does not simulate (a non-empty one is refused).
+UNSIMULATED_SECTIONS: tuple[str, ...] = ("reactions", "design_specs", "henry_components")
+
+
 def validate_config(config: dict[str, Any]) -> None:
     """Validate a config against the base part and the part of every blocks_<Type>_data section.
 
+    The real service never validates; it writes each field into Aspen. The mock's schema documents are the
+    real ones with their quirks resolved the way the service and Aspen behave (docs/dialect_decisions.md),
+    so validating against them refuses what the real service could not write or Aspen could not run.
+
     Raises:
         SchemaValidationError (or UnknownUnit / UnknownPropertyMethod / UnsupportedBlockType for those
-        fields): the first problem found, with its dotted path.
+        fields): the first problem found, with its dotted path. UnsupportedOptionError: a non-empty
+        reactions, design_specs or henry_components section.
     """
     check_finite(config)
     _raise_first(_validator("base").iter_errors(config), prefix=())
+    for key in UNSIMULATED_SECTIONS:
+        if config.get(key):
+            raise UnsupportedOptionError(
+                f"{key}: the mock does not simulate the {key} section yet; remove it or leave it empty"
+            )
     for key, section in config.items():
         if not (key.startswith("blocks_") and key.endswith("_data")):
             continue

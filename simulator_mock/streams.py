@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from simulator_mock.errors import SpecificationError, UnknownUnitError
+from simulator_mock.errors import SpecificationError, UnsupportedOptionError
 from simulator_mock.property_package import PhaseState, PropertyPackage
-from simulator_mock.units import flow_quantity, from_si, to_si, units_of
+from simulator_mock.units import flow_quantity, from_si, read_pair, to_si, units_of
 
 #: Total flows below this (mol/s) make an empty stream (no flash).
 ZERO_FLOW = 1e-14
@@ -91,101 +91,130 @@ def flash_stream(
     return Stream(name, flows, state.T, state.P, state)
 
 
-def feed_stream(package: PropertyPackage, cids: list[str], name: str, data: dict[str, Any]) -> Stream:
+def feed_stream(
+    package: PropertyPackage,
+    cids: list[str],
+    name: str,
+    data: dict[str, Any],
+    warnings: list[str] | None = None,
+) -> Stream:
     """Build a feed stream from its ``stream_data`` entry (already schema-valid).
 
+    Each field means what the Aspen input it is written to means: MIXED_SPEC picks two of temperature,
+    pressure and vfrac; ``flow`` holds FLOWBASE / TOTFLOW (total flow) / BASIS (composition basis) and one
+    entry per component id with FLOW_VALUE / FLOW_UNITS / FLOW_BASIS.
+
     Raises:
-        SpecificationError: missing spec fields, zero flow, fractions that do not sum to one.
+        SpecificationError: a missing state value, zero flow, units that do not fit their basis.
+        UnsupportedOptionError: a volume flow basis or a concentration basis.
     """
     where = f"stream_data.{name}"
-    spec = data.get("MIXED_SPEC", "TP")
-    flows = _feed_flows(package, cids, name, data.get("flow") or {})
+    spec = data["MIXED_SPEC"]
+    flows = _feed_flows(package, cids, name, data["flow"], warnings if warnings is not None else [])
     fields: dict[str, float] = {}
     if "T" in spec:
-        temperature = _need(data, "temperature", where, spec)
-        fields["T"] = to_si(
-            temperature["TEMP_VALUE"], temperature.get("TEMP_UNITS"), "temperature", f"{where}.temperature"
-        )
+        fields["T"] = _state_value(data, "temperature", "TEMP", "temperature", where)
     if "P" in spec:
-        pressure = _need(data, "pressure", where, spec)
-        fields["P"] = to_si(
-            pressure["PRES_VALUE"], pressure.get("PRES_UNITS"), "pressure", f"{where}.pressure"
-        )
+        fields["P"] = _state_value(data, "pressure", "PRES", "pressure", where)
     if "V" in spec:
-        fields["VF"] = float(_need(data, "vapor_fraction", where, spec)["VFRAC_VALUE"])
+        vfrac = (data.get("vfrac") or {}).get("VFRAC_VALUE")
+        if vfrac is None:
+            raise SpecificationError(f"{where}.vfrac.VFRAC_VALUE: MIXED_SPEC {spec} needs a vapour fraction")
+        fields["VF"] = float(vfrac)
     return flash_stream(package, name, flows, f"stream {name}", **fields)
 
 
-def _need(data: dict[str, Any], key: str, where: str, spec: str) -> dict[str, Any]:
-    if key not in data:
-        raise SpecificationError(f"{where}: MIXED_SPEC {spec} needs '{key}'")
-    return data[key]
+def _state_value(data: dict[str, Any], key: str, prefix: str, quantity: str, where: str) -> float:
+    value = read_pair(data.get(key) or {}, f"{prefix}_VALUE", f"{prefix}_UNITS", quantity, f"{where}.{key}")
+    if value is None:
+        raise SpecificationError(
+            f"{where}.{key}.{prefix}_VALUE: MIXED_SPEC {data['MIXED_SPEC']} needs a {key} value"
+        )
+    return value
 
 
-def _feed_flows(package: PropertyPackage, cids: list[str], name: str, flow: dict[str, Any]) -> np.ndarray:
-    """Component molar flows [mol/s] of a feed from its ``flow`` spec."""
+#: Keys of a ``flow`` object that are not component entries.
+_FLOW_KEYS = ("FLOWBASE", "TOTFLOW_VALUE", "TOTFLOW_UNITS", "BASIS")
+
+
+def _feed_flows(
+    package: PropertyPackage, cids: list[str], name: str, flow: dict[str, Any], warnings: list[str]
+) -> np.ndarray:
+    """Component molar flows [mol/s] of a feed from its ``flow`` object."""
     where = f"stream_data.{name}.flow"
-    basis = flow.get("BASIS", "MOLE-FRAC")
-    values: dict[str, float] = flow.get("FLOW_VALUE") or {}
-    unknown = [cid for cid in values if cid not in cids]
+    base, basis = flow["FLOWBASE"], flow["BASIS"]
+    if base not in ("MOLE", "MASS"):
+        raise UnsupportedOptionError(
+            f"{where}.FLOWBASE: {base} is not simulated by the mock (a volume basis needs liquid volumes "
+            "at standard conditions); use MOLE or MASS"
+        )
+    if basis not in ("MOLE-FRAC", "MASS-FRAC", "MOLE-FLOW", "MASS-FLOW"):
+        raise UnsupportedOptionError(
+            f"{where}.BASIS: {basis} is not simulated by the mock; use MOLE-FRAC, MASS-FRAC, MOLE-FLOW or "
+            "MASS-FLOW"
+        )
+    unknown = [key for key in flow if key not in _FLOW_KEYS and key not in cids]
     if unknown:
         raise SpecificationError(
-            f"{where}.FLOW_VALUE: unknown component id(s) {', '.join(unknown)}; components are "
-            f"{', '.join(cids)}"
+            f"{where}.{unknown[0]}: no component with cid {unknown[0]!r}; components are {', '.join(cids)}",
+            error_type="UnknownComponent",
         )
-    amounts = np.array([float(values.get(cid, 0.0)) for cid in cids])
-    if (amounts < 0).any():
-        raise SpecificationError(f"{where}.FLOW_VALUE: negative component amounts are not allowed")
-    if amounts.sum() <= 0:
-        raise SpecificationError(f"{where}.FLOW_VALUE: all component amounts are zero")
     mass_basis = basis.startswith("MASS")
+    amounts = np.zeros(len(cids))
+    per_unit = np.ones(len(cids))
+    for i, cid in enumerate(cids):
+        entry = flow.get(cid)
+        if entry is None:
+            continue
+        at = f"{where}.{cid}"
+        entry_basis = entry["FLOW_BASIS"]
+        if entry_basis not in (basis, basis.split("-")[0]):
+            raise SpecificationError(
+                f"{at}.FLOW_BASIS: {entry_basis!r} does not match the stream's BASIS {basis} (give {basis})"
+            )
+        amounts[i] = float(entry["FLOW_VALUE"])
+        if basis.endswith("FLOW"):
+            quantity = "mass_flow" if mass_basis else "molar_flow"
+            units = entry["FLOW_UNITS"]
+            if flow_quantity(units) != quantity:
+                raise SpecificationError(
+                    f"{at}.FLOW_UNITS: {units!r} is not a {quantity.replace('_', ' ')} unit, as BASIS "
+                    f"{basis} needs (use {', '.join(units_of(quantity))})"
+                )
+            per_unit[i] = to_si(1.0, units, quantity, f"{at}.FLOW_UNITS")
+    if (amounts < 0).any():
+        raise SpecificationError(f"{where}: negative component amounts are not allowed")
+    if amounts.sum() <= 0:
+        raise SpecificationError(
+            f"{where}: every component amount is zero (give FLOW_VALUE per component id)"
+        )
+    total_quantity = "mass_flow" if base == "MASS" else "molar_flow"
+    total_units = flow["TOTFLOW_UNITS"]
+    if flow_quantity(total_units) != total_quantity:
+        raise SpecificationError(
+            f"{where}.TOTFLOW_UNITS: {total_units!r} is not a {total_quantity.replace('_', ' ')} unit, as "
+            f"FLOWBASE {base} needs (use {', '.join(units_of(total_quantity))})"
+        )
+    total = to_si(float(flow["TOTFLOW_VALUE"]), total_units, total_quantity, f"{where}.TOTFLOW_UNITS")
     if basis.endswith("FRAC"):
+        if abs(amounts.sum() - 1.0) > 1e-6:
+            warnings.append(f"{where}: fractions sum to {amounts.sum():.6g}; normalised to 1 (as Aspen does)")
         moles = amounts / package.MWs if mass_basis else amounts
         zs = moles / moles.sum()
-        if "TOTFLOW_VALUE" not in flow:
-            raise SpecificationError(f"{where}: BASIS {basis} needs TOTFLOW_VALUE")
-        total, quantity = _total_flow(flow, where)
-        flows = (
-            total * zs if quantity == "molar_flow" else total * 1000.0 / float(np.dot(zs, package.MWs)) * zs
-        )
+        if total <= 0:
+            raise SpecificationError(f"{where}.TOTFLOW_VALUE: total flow of feed stream {name} must be > 0")
+        flows = total * zs if base == "MOLE" else total * 1000.0 / float(np.dot(zs, package.MWs)) * zs
     else:
-        quantity = "mass_flow" if mass_basis else "molar_flow"
-        units = flow.get("TOTFLOW_UNITS", "kg/hr" if mass_basis else "kmol/hr")
-        if flow_quantity(units) != quantity:
-            raise SpecificationError(
-                f"{where}.TOTFLOW_UNITS: {units!r} is not a {quantity.replace('_', ' ')} unit, as BASIS "
-                f"{basis} needs"
-            )
-        per_unit = to_si(1.0, units, quantity, f"{where}.TOTFLOW_UNITS")
         flows = amounts * per_unit * (1000.0 / package.MWs if mass_basis else 1.0)
-        if "TOTFLOW_VALUE" in flow:
-            stated, stated_quantity = _total_flow(flow, where)
-            actual = (
-                float(flows.sum())
-                if stated_quantity == "molar_flow"
-                else float(np.dot(flows, package.MWs)) / 1e3
+        actual = float(flows.sum()) if base == "MOLE" else float(np.dot(flows, package.MWs)) / 1e3
+        if abs(total - actual) > 1e-6 * max(abs(total), abs(actual)):
+            warnings.append(
+                f"{where}.TOTFLOW_VALUE: ignored with BASIS {basis} (the component flows fix the total, "
+                "as in Aspen); it differs from their sum"
             )
-            if abs(stated - actual) > 1e-6 * max(abs(stated), abs(actual)):
-                raise SpecificationError(
-                    f"{where}: TOTFLOW_VALUE does not equal the sum of the component flows in FLOW_VALUE"
-                )
     if flows.sum() <= ZERO_FLOW:
         raise SpecificationError(f"{where}: total flow of feed stream {name} is zero")
     return flows
-
-
-def _total_flow(flow: dict[str, Any], where: str) -> tuple[float, str]:
-    """(TOTFLOW in SI, quantity): mol/s for a molar unit, kg/s for a mass unit."""
-    base = flow.get("FLOWBASE")
-    units = flow.get("TOTFLOW_UNITS") or ("kg/hr" if base == "MASS" else "kmol/hr")
-    quantity = flow_quantity(units)
-    if quantity is None:
-        raise UnknownUnitError(
-            f"{where}.TOTFLOW_UNITS", units, units_of("molar_flow") + units_of("mass_flow")
-        )
-    if base is not None and (base == "MASS") != (quantity == "mass_flow"):
-        raise SpecificationError(f"{where}: FLOWBASE {base} does not match TOTFLOW_UNITS {units!r}")
-    return to_si(float(flow["TOTFLOW_VALUE"]), units, quantity, f"{where}.TOTFLOW_UNITS"), quantity
 
 
 def stream_result(stream: Stream, package: PropertyPackage, cids: list[str]) -> dict[str, Any]:

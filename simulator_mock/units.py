@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
-from simulator_mock.errors import UnknownUnitError
+from simulator_mock.errors import SpecificationError, UnknownUnitError
 
 #: Absolute temperature: unit -> (scale, offset) with K = value * scale + offset.
 TEMPERATURE: Final[dict[str, tuple[float, float]]] = {
@@ -29,6 +29,7 @@ FACTORS: Final[dict[str, dict[str, float]]] = {
         "psia": 6894.757293168361,
         "mmHg": 133.322387415,
         "torr": 101325.0 / 760.0,
+        "N/sqm": 1.0,
     },
     # molar flow (mol/s)
     "molar_flow": {
@@ -42,6 +43,7 @@ FACTORS: Final[dict[str, dict[str, float]]] = {
     "mass_flow": {
         "kg/hr": 1.0 / 3600.0,
         "kg/s": 1.0,
+        "kg/sec": 1.0,
         "tonne/hr": 1000.0 / 3600.0,
         "lb/hr": 0.45359237 / 3600.0,
     },
@@ -56,7 +58,20 @@ FACTORS: Final[dict[str, dict[str, float]]] = {
         "cal/sec": 4.184,
         "Btu/hr": 1055.05585262 / 3600.0,
         "hp": 745.699872,
+        "MMkcal/hr": 4.184e9 / 3600.0,
     },
+}
+
+#: Units a config may use, per quantity: those the real Aspen service can write into its input tree (its
+#: unit-string table); any other unit makes the real service fail to write the config, so the mock refuses
+#: it too (UnknownUnit naming the field). The wider tables above stay for internal conversions.
+CONFIG_UNITS: Final[dict[str, tuple[str, ...]]] = {
+    "temperature": ("C", "K"),
+    "delta_temperature": ("C", "K"),
+    "pressure": ("bar", "kPa", "MPa", "atm", "N/sqm"),
+    "molar_flow": ("kmol/hr",),
+    "mass_flow": ("kg/hr", "kg/sec"),
+    "power": ("kW", "Gcal/hr", "MMkcal/hr", "cal/sec"),
 }
 
 #: Default unit per quantity when a config omits the *_UNITS field.
@@ -80,16 +95,14 @@ RESULT_UNITS: Final[dict[str, str]] = {
 
 
 def units_of(quantity: str) -> list[str]:
-    """Names of the units accepted for a quantity (temperature, pressure, ...)."""
-    if quantity == "temperature":
-        return list(TEMPERATURE)
-    return list(FACTORS[quantity])
+    """Names of the units a config may use for a quantity (temperature, pressure, ...)."""
+    return list(CONFIG_UNITS[quantity])
 
 
 def flow_quantity(unit: str) -> str | None:
-    """'molar_flow' or 'mass_flow' for a flow unit, None when it is neither."""
+    """'molar_flow' or 'mass_flow' for a config flow unit, None when it is neither."""
     for quantity in ("molar_flow", "mass_flow"):
-        if unit in FACTORS[quantity]:
+        if unit in CONFIG_UNITS[quantity]:
             return quantity
     return None
 
@@ -104,9 +117,11 @@ def to_si(value: float, unit: str | None, quantity: str, field: str = "") -> flo
         field: dotted path of the field, named in the error when the unit is unknown.
 
     Raises:
-        UnknownUnitError: the unit is not one of the quantity's units.
+        UnknownUnitError: the unit is not one the Aspen service can write for the quantity.
     """
     unit = DEFAULT_UNITS[quantity] if unit is None else unit
+    if unit not in CONFIG_UNITS[quantity]:
+        raise UnknownUnitError(field, unit, units_of(quantity))
     if quantity == "temperature":
         try:
             scale, offset = TEMPERATURE[unit]
@@ -126,3 +141,25 @@ def from_si(value: float, quantity: str) -> float:
         scale, offset = TEMPERATURE[unit]
         return (value - offset) / scale
     return value / FACTORS[quantity][unit]
+
+
+def read_pair(
+    data: dict[str, Any], value_key: str, units_key: str, quantity: str, where: str
+) -> float | None:
+    """SI value of a ``<X>_VALUE`` / ``<X>_UNITS`` pair of a config object, None when the value is absent.
+
+    The real service writes a value into Aspen only together with its unit, so a value without its unit is
+    refused here (Aspen would be left without the input).
+
+    Raises:
+        SpecificationError: the value is given without its unit. UnknownUnitError: unit not writable.
+    """
+    value = data.get(value_key)
+    if value is None:
+        return None
+    if data.get(units_key) is None:
+        raise SpecificationError(
+            f"{where}.{value_key} is given without {units_key}: the Aspen service writes a value only "
+            f"together with its unit; add {units_key} (one of {', '.join(units_of(quantity))})"
+        )
+    return to_si(float(value), data[units_key], quantity, f"{where}.{units_key}")

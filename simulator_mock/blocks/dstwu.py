@@ -9,7 +9,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from simulator_mock.blocks.base import Block, Cardinality
-from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError
+from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError, UnsupportedOptionError
 from simulator_mock.property_package import PhaseState
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, to_si
@@ -43,6 +43,8 @@ class DSTWU(Block):
         where = f"{self.where}.SPEC_DATA"
         self.by_reflux = spec["OPT_NTRR"] == "RR"
         if self.by_reflux:
+            if spec.get("RR") is None:
+                raise SpecificationError(f"{where}.RR: OPT_NTRR RR needs the reflux ratio")
             self.RR = float(spec["RR"])
             if -1.0 < self.RR <= 0.0:
                 raise SpecificationError(
@@ -50,14 +52,17 @@ class DSTWU(Block):
                     "(<= -1)"
                 )
         else:
+            if spec.get("NSTAGE") is None:
+                raise SpecificationError(f"{where}.NSTAGE: OPT_NTRR NSTAGE needs the number of stages")
             self.NSTAGE = float(spec["NSTAGE"])
-        self.P_top = to_si(spec["PTOP"], spec.get("PTOP_UNITS"), "pressure", f"{where}.PTOP_UNITS")
-        self.P_bot = (
-            to_si(spec["PBOT"], spec.get("PBOT_UNITS"), "pressure", f"{where}.PBOT_UNITS")
-            if "PBOT" in spec
-            else self.P_top
-        )
-        self.total_condenser = spec.get("OPT_RDV", "LIQUID") == "LIQUID"
+        self.P_top = to_si(float(spec["PTOP"]), spec["PTOP_UNITS"], "pressure", f"{where}.PTOP_UNITS")
+        self.P_bot = to_si(float(spec["PBOT"]), spec["PBOT_UNITS"], "pressure", f"{where}.PBOT_UNITS")
+        if spec["OPT_RDV"] == "VAPLIQ":
+            raise UnsupportedOptionError(
+                f"{where}.OPT_RDV: VAPLIQ (vapour and liquid distillate) is not simulated; "
+                "use LIQUID or VAPOR"
+            )
+        self.total_condenser = spec["OPT_RDV"] == "LIQUID"
         self.lk = self.ctx.index(spec["LIGHTKEY"], f"{where}.LIGHTKEY")
         self.hk = self.ctx.index(spec["HEAVYKEY"], f"{where}.HEAVYKEY")
         if self.lk == self.hk:

@@ -1,4 +1,4 @@
-"""Heater: bring the mixed feed to a TP / PV / TV / PQ outlet state and report the duty."""
+"""Heater: bring the mixed feed to a specified outlet state (SPEC_OPT) and report the duty."""
 
 from __future__ import annotations
 

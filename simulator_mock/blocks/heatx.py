@@ -8,16 +8,49 @@ from typing import Any, ClassVar
 import numpy as np
 
 from simulator_mock.blocks.base import Block, Cardinality
-from simulator_mock.errors import InfeasibleSpecificationError
+from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError, UnsupportedOptionError
 from simulator_mock.streams import Stream
-from simulator_mock.units import from_si, to_si
+from simulator_mock.units import from_si, read_pair, to_si
+
+#: SPEC values simulated (Aspen's HeatX specification keywords) -> quantity of VALUE_VALUE.
+SPECS = {
+    "T-HOT": "temperature",
+    "T-COLD": "temperature",
+    "DELT-HOT": "delta_temperature",
+    "DELT-COLD": "delta_temperature",
+    "DUTY": "power",
+}
+#: VALUE_VALUE's unit when VALUE_UNITS is omitted (the service writes VALUE_VALUE without a unit: Aspen reads
+#: it in the METCBAR set, C and kW are taken here; see docs/dialect_decisions.md).
+DEFAULT_UNITS = {"temperature": "C", "delta_temperature": "C", "power": "kW"}
+#: Units of U_VALUE -> factor to W/m2/K.
+U_UNITS = {"Watt/sqm-K": 1.0, "kcal/hr-sqm-K": 4184.0 / 3600.0, "cal/sec-sqcm-K": 4.184e4}
+#: SPEC_DATA fields the shortcut model reads; others are accepted (as by the service) and ignored.
+READ_FIELDS = {
+    "MODE",
+    "PROGRAM_MODE",
+    "TYPE",
+    "HSHELL_TUBE",
+    "SPEC",
+    "VALUE_VALUE",
+    "VALUE_UNITS",
+    "MIN_TAPP_VALUE",
+    "MIN_TAPP_UNITS",
+    "PRES_HOT_VALUE",
+    "PRES_HOT_UNITS",
+    "PRES_COLD_VALUE",
+    "PRES_COLD_UNITS",
+    "U_VALUE",
+    "U_UNITS",
+    "U_OPTION",
+}
 
 #: Duty intervals of the temperature profile checked for a cross (PH flashes per side, minus the ends).
 PROFILE_STEPS = 20
 
 
 class HeatX(Block):
-    """Hot stream HI(IN) -> HO(OUT) gives heat to cold stream CI(IN) -> CO(OUT) (Aspen ``HeatX``,
+    """Hot stream H(IN) -> H(OUT) gives heat to cold stream C(IN) -> C(OUT) (Aspen ``HeatX``,
     shortcut).
 
     The minimum approach is checked along the whole exchanger, not only at its ends: both sides are
@@ -27,53 +60,81 @@ class HeatX(Block):
     """
 
     type_name = "HeatX"
-    inlet_ports: ClassVar[dict[str, Cardinality]] = {"HI(IN)": (1, 1), "CI(IN)": (1, 1)}
-    outlet_ports: ClassVar[dict[str, Cardinality]] = {"HO(OUT)": (1, 1), "CO(OUT)": (1, 1)}
-    port_aliases: ClassVar[dict[str, str]] = {
-        "H(IN)": "HI(IN)",
-        "H(OUT)": "HO(OUT)",
-        "C(IN)": "CI(IN)",
-        "C(OUT)": "CO(OUT)",
-    }
+    inlet_ports: ClassVar[dict[str, Cardinality]] = {"H(IN)": (1, 1), "C(IN)": (1, 1)}
+    outlet_ports: ClassVar[dict[str, Cardinality]] = {"H(OUT)": (1, 1), "C(OUT)": (1, 1)}
 
     def parse(self, data: dict[str, Any]) -> None:
         spec = data["SPEC_DATA"]
         where = f"{self.where}.SPEC_DATA"
-        self.option = spec["SPEC_OPT"]
-        self.T = self.Q = None
-        if self.option == "DUTY":
-            self.Q = to_si(spec["DUTY_VALUE"], spec.get("DUTY_UNITS"), "power", f"{where}.DUTY_UNITS")
+        for key, allowed in (
+            ("MODE", ("DESIGN",)),
+            ("PROGRAM_MODE", ("SHORTCUT",)),
+            ("TYPE", ("COUNTERCURRENT", "COCURRENT")),
+        ):
+            if key in spec and spec[key] not in allowed:
+                raise UnsupportedOptionError(
+                    f"{where}.{key}: {spec[key]} is not simulated; use {' or '.join(allowed)}"
+                )
+        ignored = sorted(k for k in spec if k not in READ_FIELDS)
+        if ignored:
+            self.ctx.warnings.append(
+                f"{where}: {', '.join(ignored)} ignored (the shortcut model does not use them)"
+            )
+        if "SPEC" not in spec or spec.get("VALUE_VALUE") is None:
+            raise SpecificationError(f"{where}.SPEC: give SPEC and its VALUE_VALUE ({', '.join(SPECS)})")
+        self.option = spec["SPEC"]
+        if self.option not in SPECS:
+            raise UnsupportedOptionError(
+                f"{where}.SPEC: {self.option} is not simulated; use one of {', '.join(SPECS)}"
+            )
+        quantity = SPECS[self.option]
+        units = spec.get("VALUE_UNITS") or DEFAULT_UNITS[quantity]
+        value = to_si(float(spec["VALUE_VALUE"]), units, quantity, f"{where}.VALUE_UNITS")
+        self.T = self.dT = self.Q = None
+        if quantity == "power":
+            self.Q = value
+        elif quantity == "temperature":
+            self.T = value
         else:
-            self.T = to_si(spec["TEMP_VALUE"], spec.get("TEMP_UNITS"), "temperature", f"{where}.TEMP_UNITS")
-        self.countercurrent = spec.get("FLOW_DIR", "COUNTERCURRENT") == "COUNTERCURRENT"
-        self.min_approach = to_si(
-            spec.get("MIN_TAPP_VALUE", 0.0),
-            spec.get("MIN_TAPP_UNITS"),
-            "delta_temperature",
-            f"{where}.MIN_TAPP_UNITS",
+            self.dT = value
+        self.countercurrent = spec.get("TYPE", "COUNTERCURRENT") == "COUNTERCURRENT"
+        self.min_approach = (
+            read_pair(spec, "MIN_TAPP_VALUE", "MIN_TAPP_UNITS", "delta_temperature", where) or 0.0
         )
-        self.dP_hot = to_si(
-            spec.get("HOT_PDROP_VALUE", 0.0),
-            spec.get("HOT_PDROP_UNITS"),
-            "pressure",
-            f"{where}.HOT_PDROP_UNITS",
-        )
-        self.dP_cold = to_si(
-            spec.get("COLD_PDROP_VALUE", 0.0),
-            spec.get("COLD_PDROP_UNITS"),
-            "pressure",
-            f"{where}.COLD_PDROP_UNITS",
-        )
-        self.U = spec.get("U_VALUE")
+        self.P_hot = (spec.get("PRES_HOT_VALUE"), spec.get("PRES_HOT_UNITS"))
+        self.P_cold = (spec.get("PRES_COLD_VALUE"), spec.get("PRES_COLD_UNITS"))
+        read_pair(spec, "PRES_HOT_VALUE", "PRES_HOT_UNITS", "pressure", where)
+        read_pair(spec, "PRES_COLD_VALUE", "PRES_COLD_UNITS", "pressure", where)
+        self.U = None
+        if spec.get("U_VALUE") is not None:
+            u_units = spec.get("U_UNITS")
+            if u_units not in U_UNITS:
+                raise SpecificationError(
+                    f"{where}.U_UNITS: give the unit of U_VALUE, one of {', '.join(U_UNITS)}",
+                    error_type="UnknownUnit",
+                )
+            self.U = float(spec["U_VALUE"]) * U_UNITS[u_units]
+
+    def _outlet_pressures(self, hot: Stream, cold: Stream) -> tuple[float, float]:
+        """Outlet pressures [Pa]: each side's value > 0 is absolute, <= 0 a drop (Aspen; default 0)."""
+        out = []
+        for (value, units), inlet, key in (
+            (self.P_hot, hot, "PRES_HOT_VALUE"),
+            (self.P_cold, cold, "PRES_COLD_VALUE"),
+        ):
+            out.append(
+                inlet.P if value is None else self.pressure(float(value), units, f"SPEC_DATA.{key}", inlet.P)
+            )
+        return out[0], out[1]
 
     def primary_outlet(self, outlets: dict[str, Stream]) -> Stream | None:
-        return outlets[self.outlet_name("CO(OUT)")]
+        return outlets[self.outlet_name("C(OUT)")]
 
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
-        hot = self.mixed(feeds["HI(IN)"]).stream()
-        cold = self.mixed(feeds["CI(IN)"]).stream()
-        ho, co = self.outlet_name("HO(OUT)"), self.outlet_name("CO(OUT)")
-        P_hot, P_cold = hot.P - self.dP_hot, cold.P - self.dP_cold
+        hot = self.mixed(feeds["H(IN)"]).stream()
+        cold = self.mixed(feeds["C(IN)"]).stream()
+        ho, co = self.outlet_name("H(OUT)"), self.outlet_name("C(OUT)")
+        P_hot, P_cold = self._outlet_pressures(hot, cold)
         for side, P in (("hot", P_hot), ("cold", P_cold)):
             if P <= 0:
                 raise InfeasibleSpecificationError(
@@ -97,14 +158,16 @@ class HeatX(Block):
                 raise InfeasibleSpecificationError(
                     f"block {self.name}: hot inlet ({from_si(hot.T, 'temperature'):.4g} C) is not hotter "
                     "than the "
-                    f"cold inlet ({from_si(cold.T, 'temperature'):.4g} C); check HI(IN)/CI(IN)"
+                    f"cold inlet ({from_si(cold.T, 'temperature'):.4g} C); check H(IN)/C(IN)"
                 )
-            if self.option == "HOT-OUTLET-TEMP":
-                hot_out = self.flash(ho, hot.flows, "hot outlet", T=self.T, P=P_hot)
+            if self.option in ("T-HOT", "DELT-HOT"):
+                T_hot = self.T if self.option == "T-HOT" else hot.T - self.dT
+                hot_out = self.flash(ho, hot.flows, "hot outlet", T=T_hot, P=P_hot)
                 Q = hot.enthalpy_flow - hot_out.enthalpy_flow
                 cold_out = self._side(co, cold, P_cold, Q, "cold outlet")
-            elif self.option == "COLD-OUTLET-TEMP":
-                cold_out = self.flash(co, cold.flows, "cold outlet", T=self.T, P=P_cold)
+            elif self.option in ("T-COLD", "DELT-COLD"):
+                T_cold = self.T if self.option == "T-COLD" else cold.T + self.dT
+                cold_out = self.flash(co, cold.flows, "cold outlet", T=T_cold, P=P_cold)
                 Q = cold_out.enthalpy_flow - cold.enthalpy_flow
                 hot_out = self._side(ho, hot, P_hot, -Q, "hot outlet")
             else:

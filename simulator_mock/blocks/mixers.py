@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from simulator_mock.blocks.base import Block, Cardinality
-from simulator_mock.errors import SpecificationError
+from simulator_mock.errors import SpecificationError, UnsupportedOptionError
 from simulator_mock.streams import Stream
 
 
@@ -18,9 +18,11 @@ class Mixer(Block):
     data_required = False
 
     def parse(self, data: dict[str, Any]) -> None:
+        # Aspen's Mixer PRES: > 0 outlet pressure, <= 0 drop below the lowest inlet; default 0.
+        # MAXIT_VALUE and TOL_VALUE are never written by the real service (it reads other keys).
         spec = data.get("SPEC_DATA", {})
         self.P_value = float(spec.get("PRES_VALUE", 0.0))
-        self.P_units = spec.get("PRES_UNITS")
+        self.P_units = spec.get("PRES_UNITS", "bar")
 
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"])
@@ -42,12 +44,26 @@ class FSplit(Block):
 
     def parse(self, data: dict[str, Any]) -> None:
         spec = data["SPEC_DATA"]
+        where = f"{self.where}.SPEC_DATA"
+        for key, value in spec.items():
+            if key != "FRAC" and value:
+                raise UnsupportedOptionError(
+                    f"{where}.{key}: the mock splits by fraction of the total feed only (FRAC); {key} is not "
+                    "simulated"
+                )
         outlets = self.outlets.get("O(OUT)", [])
-        fracs: dict[str, float] = dict(spec["FRAC"])
+        fracs: dict[str, float] = {}
+        for stream, entry in (spec.get("FRAC") or {}).items():
+            if entry.get("FRAC_VALUE") is None:
+                raise SpecificationError(f"{where}.FRAC.{stream}.FRAC_VALUE: missing split fraction")
+            value = float(entry["FRAC_VALUE"])
+            if not 0.0 <= value <= 1.0:
+                raise SpecificationError(f"{where}.FRAC.{stream}.FRAC_VALUE: {value:g} is not within 0..1")
+            fracs[stream] = value
         unknown = [s for s in fracs if s not in outlets]
         if unknown:
             raise SpecificationError(
-                f"{self.where}.SPEC_DATA.FRAC: {', '.join(unknown)} not an outlet of {self.name} "
+                f"{where}.FRAC: {', '.join(unknown)} not an outlet of {self.name} "
                 f"(outlets: {', '.join(outlets)})"
             )
         missing = [s for s in outlets if s not in fracs]
@@ -67,8 +83,9 @@ class FSplit(Block):
             fracs[missing[0]] = max(0.0, 1.0 - given)
         total = sum(fracs.values())
         self.fractions = {s: fracs[s] / total for s in outlets}
-        self.P_value = float(spec.get("PRES_VALUE", 0.0))
-        self.P_units = spec.get("PRES_UNITS")
+        # The real schema has no pressure for FSplit: Aspen's default (no pressure drop) applies.
+        self.P_value = 0.0
+        self.P_units = "bar"
 
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"])

@@ -1,4 +1,4 @@
-"""The TP / PV / TV / PQ outlet specification shared by Heater, Flash2 and RStoic."""
+"""The outlet specification (SPEC_OPT with two fixed outlet variables) shared by Heater, Flash2 and RStoic."""
 
 from __future__ import annotations
 
@@ -8,14 +8,53 @@ from typing import Any
 import numpy as np
 
 from simulator_mock.blocks.base import Block, Mixed
-from simulator_mock.errors import SpecificationError
+from simulator_mock.errors import SpecificationError, UnsupportedOptionError
 from simulator_mock.streams import Stream
-from simulator_mock.units import to_si
+from simulator_mock.units import read_pair
+
+#: SPEC_OPT values the mock simulates -> what they fix. PD (Heater, Flash2) and DP (RStoic) both mean
+#: pressure and duty.
+SIMULATED = {
+    "TP": "temperature and pressure",
+    "PD": "pressure and duty",
+    "DP": "pressure and duty",
+    "TV": "temperature and vapour fraction",
+    "PV": "pressure and vapour fraction",
+    "PDT": "pressure and temperature change",
+    "DTV": "temperature change and vapour fraction",
+    "PDEGSUB": "pressure and degrees of subcooling",
+    "PDEGSUP": "pressure and degrees of superheat",
+}
+
+#: The *_VALUE fields each simulated SPEC_OPT reads.
+NEEDS = {
+    "TP": ("TEMP", "PRES"),
+    "PD": ("PRES", "DUTY"),
+    "DP": ("PRES", "DUTY"),
+    "TV": ("TEMP", "VFRAC"),
+    "PV": ("PRES", "VFRAC"),
+    "PDT": ("PRES", "DELT"),
+    "DTV": ("DELT", "VFRAC"),
+    "PDEGSUB": ("PRES", "DEGSUB"),
+    "PDEGSUP": ("PRES", "DEGSUP"),
+}
+
+#: Why the other SPEC_OPT values of the real schema are refused.
+REFUSED = {
+    "TD": "temperature and duty leave the pressure to be found from the energy balance",
+    "DTD": "temperature change and duty leave the pressure to be found from the energy balance",
+    "DDPPARM": "pressure-drop correlation parameters are not modelled",
+    "TDPPARM": "pressure-drop correlation parameters are not modelled",
+    "DTDPPARM": "pressure-drop correlation parameters are not modelled",
+    "VDPPARM": "pressure-drop correlation parameters are not modelled",
+    "DEGSUPDPPARM": "pressure-drop correlation parameters are not modelled",
+    "DEGSUBDPPARM": "pressure-drop correlation parameters are not modelled",
+}
 
 
 @dataclass(frozen=True, slots=True)
 class OutletSpec:
-    """Two fixed outlet variables: SPEC_OPT TP, PV, TV or PQ (SI values; P may be a drop, see
+    """Two fixed outlet variables named by SPEC_OPT (SI values; the pressure may be a drop, see
     ``Block.pressure``)."""
 
     kind: str
@@ -25,36 +64,78 @@ class OutletSpec:
     P_units: str | None
     VF: float | None
     Q: float | None
+    degsub: float | None
+    degsup: float | None
 
     @classmethod
-    def parse(cls, spec: dict[str, Any], where: str) -> OutletSpec:
-        """Read a SPEC_DATA object (schema-valid) found at config path ``where``."""
-        T = dT = Q = None
-        if "TEMP_VALUE" in spec:
-            T = to_si(spec["TEMP_VALUE"], spec.get("TEMP_UNITS"), "temperature", f"{where}.TEMP_UNITS")
-        elif "DELT_VALUE" in spec:
-            dT = to_si(spec["DELT_VALUE"], spec.get("DELT_UNITS"), "delta_temperature", f"{where}.DELT_UNITS")
-        if "DUTY_VALUE" in spec:
-            Q = to_si(spec["DUTY_VALUE"], spec.get("DUTY_UNITS"), "power", f"{where}.DUTY_UNITS")
-        if "PRES_UNITS" in spec:
-            to_si(0.0, spec["PRES_UNITS"], "pressure", f"{where}.PRES_UNITS")
+    def parse(cls, spec: dict[str, Any], where: str, refused: dict[str, str] | None = None) -> OutletSpec:
+        """Read a SPEC_DATA object (schema-valid) found at config path ``where``.
+
+        Args:
+            refused: extra SPEC_OPT values this block refuses, with the reason.
+
+        Raises:
+            UnsupportedOptionError: a SPEC_OPT the mock does not simulate.
+        """
         kind = spec["SPEC_OPT"]
-        return cls(kind, T, dT, spec.get("PRES_VALUE"), spec.get("PRES_UNITS"), spec.get("VFRAC_VALUE"), Q)
+        reasons = {**REFUSED, **(refused or {})}
+        if kind in reasons or kind not in SIMULATED:
+            raise UnsupportedOptionError(
+                f"{where}.SPEC_OPT: {kind} is not simulated by the mock "
+                f"({reasons.get(kind, 'unknown option')}); "
+                f"use one of {', '.join(k for k in SIMULATED if k not in reasons)}"
+            )
+        T = read_pair(spec, "TEMP_VALUE", "TEMP_UNITS", "temperature", where)
+        dT = read_pair(spec, "DELT_VALUE", "DELT_UNITS", "delta_temperature", where)
+        Q = read_pair(spec, "DUTY_VALUE", "DUTY_UNITS", "power", where)
+        degsub = read_pair(spec, "DEGSUB_VALUE", "DEGSUB_UNITS", "delta_temperature", where)
+        degsup = read_pair(spec, "DEGSUP_VALUE", "DEGSUP_UNITS", "delta_temperature", where)
+        read_pair(spec, "PRES_VALUE", "PRES_UNITS", "pressure", where)  # checks the unit
+        given = {"TEMP": T, "DELT": dT, "DUTY": Q, "DEGSUB": degsub, "DEGSUP": degsup}
+        given["PRES"] = spec.get("PRES_VALUE")
+        given["VFRAC"] = spec.get("VFRAC_VALUE")
+        for field in NEEDS[kind]:
+            if given[field] is None:
+                raise SpecificationError(f"{where}.{field}_VALUE: SPEC_OPT {kind} needs it")
+        return cls(
+            kind,
+            T,
+            dT,
+            spec.get("PRES_VALUE"),
+            spec.get("PRES_UNITS"),
+            spec.get("VFRAC_VALUE"),
+            Q,
+            degsub,
+            degsup,
+        )
+
+    @property
+    def fixes_duty(self) -> bool:
+        """True when the duty is specified (PD / DP)."""
+        return self.kind in ("PD", "DP")
 
     def flash_spec(self, block: Block, feed: Mixed, flows: np.ndarray) -> dict[str, float]:
         """The two flash variables (SI; H on formation basis) of the outlet with component flows ``flows``."""
         P = None
         if self.P_value is not None:
             P = block.pressure(float(self.P_value), self.P_units, "SPEC_DATA.PRES_VALUE", feed.P)
-        T = self.T
-        if T is None and self.dT is not None:
-            T = feed.T + self.dT
-        if self.kind == "TP":
-            return {"T": T, "P": P}
-        if self.kind == "PV":
+        kind = self.kind
+        if kind == "TP":
+            return {"T": self.T, "P": P}
+        if kind == "PV":
             return {"P": P, "VF": self.VF}
-        if self.kind == "TV":
-            return {"T": T, "VF": self.VF}
+        if kind == "TV":
+            return {"T": self.T, "VF": self.VF}
+        if kind == "PDT":
+            return {"T": feed.T + self.dT, "P": P}
+        if kind == "DTV":
+            return {"T": feed.T + self.dT, "VF": self.VF}
+        if kind == "PDEGSUB":
+            bubble = block.flash("bubble point", flows, "outlet bubble point", P=P, VF=0.0)
+            return {"T": bubble.T - self.degsub, "P": P}
+        if kind == "PDEGSUP":
+            dew = block.flash("dew point", flows, "outlet dew point", P=P, VF=1.0)
+            return {"T": dew.T + self.degsup, "P": P}
         return {"P": P, "H": (feed.H_total + self.Q) / float(flows.sum())}
 
     def solve(
@@ -75,12 +156,12 @@ class OutletSpec:
         return out, self.duty(out.enthalpy_flow, feed)
 
     def duty(self, H_out: float, feed: Mixed) -> float:
-        """Heat duty [W] given the outlet enthalpy flow (the specified one for PQ)."""
-        return float(self.Q) if self.kind == "PQ" else H_out - feed.H_total
+        """Heat duty [W] given the outlet enthalpy flow (the specified one for PD / DP)."""
+        return float(self.Q) if self.fixes_duty else H_out - feed.H_total
 
     def empty_outlet(self, block: Block, name: str, feed: Mixed, flows: np.ndarray) -> Stream:
         """Outlet of a block without flow: at the spec's T and P where given, else the feed's."""
-        if self.kind == "PQ" and self.Q:
+        if self.fixes_duty and self.Q:
             raise SpecificationError(f"{block.where}: a duty is specified but the block has no flow")
         P = feed.P
         if self.P_value is not None:

@@ -2,26 +2,44 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from simulator_mock.blocks.base import Block
-from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError
+from simulator_mock.errors import InfeasibleSpecificationError, UnsupportedOptionError
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, to_si
 
 GRAVITY = 9.80665  # m/s2
 
 
-def _outlet_pressure(block: Block, spec: dict[str, Any], P_in: float, raises: bool) -> float:
-    """Outlet pressure [Pa] from OPT_SPEC PRES / DELP / PRATIO; ``raises``: the block raises the pressure."""
-    option = spec.get("OPT_SPEC", "PRES")
+def _outlet_pressure(block: Block, spec: dict[str, Any]) -> float:
+    """Discharge pressure [Pa]. The real service writes PRES_VALUE into Aspen's discharge pressure PRES
+    whatever OPT_SPEC says, so only OPT_SPEC PRES gives Aspen a complete input."""
+    option = spec["OPT_SPEC"]
     where = f"{block.where}.SPEC_DATA"
-    if option == "PRES":
-        return to_si(spec["PRES_VALUE"], spec.get("PRES_UNITS"), "pressure", f"{where}.PRES_UNITS")
-    if option == "DELP":
-        dP = to_si(spec["DELP_VALUE"], spec.get("DELP_UNITS"), "pressure", f"{where}.DELP_UNITS")
-        return P_in + dP if raises else P_in - dP
-    return P_in * float(spec["PRATIO"])
+    if option != "PRES":
+        raise UnsupportedOptionError(
+            f"{where}.OPT_SPEC: {option} is not simulated: the Aspen service writes only the discharge "
+            "pressure (PRES_VALUE), so use OPT_SPEC PRES"
+        )
+    return to_si(float(spec["PRES_VALUE"]), spec["PRES_UNITS"], "pressure", f"{where}.PRES_UNITS")
+
+
+#: Centrifugal-pump efficiency correlation (Seider, Seader, Lewin & Widagdo, Product and Process Design
+#: Principles, 3rd ed., eq. 22.14): eta = -0.316 + 0.24015 ln Q - 0.01199 (ln Q)^2, Q in US gpm, fitted for
+#: 50-5000 gpm (clamped outside). It stands in for Aspen's built-in efficiency curve for water in a standard
+#: centrifugal pump, which Aspen applies when no efficiency is given (the real schema has no efficiency).
+_GPM_PER_M3_HR = 4.402867539
+_PUMP_FLOW_RANGE_GPM = (50.0, 5000.0)
+
+
+def pump_efficiency(volumetric_flow_m3_hr: float) -> float:
+    """Default pump efficiency for a liquid volumetric flow [m3/hr] (see the correlation above)."""
+    low, high = _PUMP_FLOW_RANGE_GPM
+    gpm = min(max(volumetric_flow_m3_hr * _GPM_PER_M3_HR, low), high)
+    ln_q = math.log(gpm)
+    return -0.316 + 0.24015 * ln_q - 0.01199 * ln_q * ln_q
 
 
 def _check_direction(block: Block, P_in: float, P_out: float, raises: bool, other: str) -> None:
@@ -53,14 +71,14 @@ class Pump(Block):
 
     def parse(self, data: dict[str, Any]) -> None:
         self.spec = data["SPEC_DATA"]
-        self.turbine = self.spec.get("PUMP_TYPE", "PUMP") == "TURBINE"
-        self.eff = float(self.spec.get("EFF", 1.0))
-        self.driver_eff = float(self.spec.get("DEFF", 1.0))
+        self.turbine = self.spec["PUMP_TYPE"] == "TURBINE"
+        self.P_out = _outlet_pressure(self, self.spec)
+        self.driver_eff = 1.0  # Aspen's default driver efficiency
 
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"]).stream()
         name = self.outlet_name("P(OUT)")
-        P_out = _outlet_pressure(self, self.spec, feed.P, not self.turbine)
+        P_out = self.P_out
         _check_direction(
             self,
             feed.P,
@@ -78,6 +96,7 @@ class Pump(Block):
             )
         dP = P_out - feed.P
         fluid = feed.total * state.V_liquid * dP  # W
+        self.eff = pump_efficiency(feed.total * state.V_liquid * 3600.0)
         brake = fluid * self.eff if self.turbine else fluid / self.eff
         self.pressure_enthalpy = feed.total * self.package.liquid_dH_dP(state) * dP
         H_out = state.H + (brake - self.pressure_enthalpy) / feed.total
@@ -113,20 +132,18 @@ class Valve(Block):
     def parse(self, data: dict[str, Any]) -> None:
         job = data["JOB_DATA"]
         where = f"{self.where}.JOB_DATA"
-        self.P_out = self.P_drop = None
-        if "P_OUT_VALUE" in job:
-            self.P_out = to_si(job["P_OUT_VALUE"], job.get("P_OUT_UNITS"), "pressure", f"{where}.P_OUT_UNITS")
-        else:
-            self.P_drop = to_si(
-                job["P_DROP_VALUE"], job.get("P_DROP_UNITS"), "pressure", f"{where}.P_DROP_UNITS"
+        if job["MODE"] != "ADIAB-FLASH":
+            raise UnsupportedOptionError(
+                f"{where}.MODE: {job['MODE']} is not simulated: the Aspen service writes the inputs of "
+                "ADIAB-FLASH only (adiabatic flash to P_OUT_VALUE)"
             )
+        # FLASH_MAXIT / FLASH_TOL tune Aspen's flash iterations; the mock's flashes converge on their own.
+        self.P_out = to_si(float(job["P_OUT_VALUE"]), job["P_OUT_UNITS"], "pressure", f"{where}.P_OUT_UNITS")
 
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"])
         name = self.outlet_name("P(OUT)")
-        P_out = self.P_out if self.P_out is not None else feed.P - self.P_drop
-        if P_out <= 0:
-            raise SpecificationError(f"{self.where}.JOB_DATA.P_DROP_VALUE: drop exceeds the inlet pressure")
+        P_out = self.P_out
         _check_direction(self, feed.P, P_out, False, "Pump or Compr")
         if feed.empty:
             out = Stream(name, feed.flows, feed.T_hint, P_out, None)
@@ -151,14 +168,20 @@ class Compr(Block):
 
     def parse(self, data: dict[str, Any]) -> None:
         self.spec = data["SPEC_DATA"]
-        self.turbine = self.spec.get("MODEL_TYPE", "COMPRESSOR") == "TURBINE"
-        self.eff = float(self.spec.get("SEFF", 0.72))
-        self.mech_eff = float(self.spec.get("MEFF", 1.0))
+        if self.spec["TYPE"] != "ISENTROPIC":
+            raise UnsupportedOptionError(
+                f"{self.where}.SPEC_DATA.TYPE: {self.spec['TYPE']} is not simulated; use ISENTROPIC"
+            )
+        self.turbine = self.spec["MODEL_TYPE"] == "TURBINE"
+        self.P_out = _outlet_pressure(self, self.spec)
+        # The real schema has no efficiency field: Aspen's defaults apply (isentropic 0.72, mechanical 1).
+        self.eff = 0.72
+        self.mech_eff = 1.0
 
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"]).stream()
         name = self.outlet_name("P(OUT)")
-        P_out = _outlet_pressure(self, self.spec, feed.P, not self.turbine)
+        P_out = self.P_out
         _check_direction(
             self, feed.P, P_out, not self.turbine, "TURBINE" if not self.turbine else "COMPRESSOR"
         )

@@ -38,14 +38,27 @@ class RStoic(Block):
     type_name = "RStoic"
 
     def parse(self, data: dict[str, Any]) -> None:
-        self.spec = OutletSpec.parse(data["SPEC_DATA"], f"{self.where}.SPEC_DATA")
+        self.spec = OutletSpec.parse(
+            data["SPEC_DATA"],
+            f"{self.where}.SPEC_DATA",
+            refused={"DTV": "the RStoic part has no temperature-change field (DELT_VALUE) to go with it"},
+        )
         reac = data["REAC_DATA"]
-        self.series = bool(reac.get("SERIES", False))
-        self.reactions = [self._reaction(k, item) for k, item in enumerate(reac["REAC"])]
+        # SERIES "YES": each reaction acts on the products of the ones before (in reaction-number order);
+        # "" (Aspen's default): every conversion refers to the reactor feed.
+        self.series = reac.get("SERIES", "") == "YES"
+        labels = [str(item["KEY_SSID"]) for item in reac["REAC"]]
+        for label in labels:
+            if labels.count(label) > 1:
+                raise SpecificationError(
+                    f"{self.where}.REAC_DATA.REAC: reaction number KEY_SSID {label} is used twice"
+                )
+        order = sorted(range(len(labels)), key=lambda k: int(labels[k]))
+        self.reactions = [self._reaction(k, reac["REAC"][k]) for k in order]
 
     def _reaction(self, k: int, item: dict[str, Any]) -> Reaction:
         where = f"{self.where}.REAC_DATA.REAC[{k}]"
-        label = str(item.get("KEY_SSID", k + 1))
+        label = str(item["KEY_SSID"])
         nu = np.zeros(len(self.ctx.cids))
         for section in ("COEF_DATA", "COEF1_DATA"):
             for cid, coef in item[section].items():
@@ -55,14 +68,14 @@ class RStoic(Block):
                 nu[i] = float(coef)
         self._check_balance(nu, where)
         key = conversion = extent = None
-        if item.get("OPT_EXT_CONV", "CONV") == "EXTENT":
-            extent = to_si(item["EXTENT"], item.get("EXTENT_UNITS"), "molar_flow", f"{where}.EXTENT_UNITS")
-            if "KEY_CID" in item:
-                key = self.ctx.index(item["KEY_CID"], f"{where}.KEY_CID")
-                if nu[key] == 0.0:
-                    raise SpecificationError(
-                        f"{where}.KEY_CID: {item['KEY_CID']} takes no part in this reaction"
-                    )
+        if item["OPT_EXT_CONV"] == "EXTENT":
+            if item.get("EXTENT") is None:
+                raise SpecificationError(f"{where}.EXTENT: OPT_EXT_CONV EXTENT needs a molar extent")
+            # The service writes EXTENT without a unit: Aspen reads it in kmol/hr (the METCBAR set).
+            extent = to_si(float(item["EXTENT"]), "kmol/hr", "molar_flow", f"{where}.EXTENT")
+            key = self.ctx.index(item["KEY_CID"], f"{where}.KEY_CID")
+            if nu[key] == 0.0:
+                key = None  # the key only labels the results; the extent is per mol of reaction
         else:
             key = self.ctx.index(item["KEY_CID"], f"{where}.KEY_CID")
             if nu[key] >= 0:

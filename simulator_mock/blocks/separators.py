@@ -75,12 +75,12 @@ class Sep(Block):
                 i = self.ctx.index(entry["COMP_ID"], f"{where}[{k}].COMP_ID")
                 if i in specs[stream]:
                     raise SpecificationError(f"{where}[{k}]: component {entry['COMP_ID']} specified twice")
-                if "FRACS" in entry:
+                if entry.get("FRACS") is not None:
                     specs[stream][i] = ("frac", float(entry["FRACS"]))
-                else:
-                    flow = to_si(
-                        entry["FLOWS"], entry.get("FLOW_UNITS"), "molar_flow", f"{where}[{k}].FLOW_UNITS"
-                    )
+                elif entry.get("FLOWS") is not None:
+                    # The service writes FLOWS without a unit and never writes the basis (it reads the key
+                    # FLOWBASIS_VALUE): Aspen takes a mole flow in kmol/hr (the METCBAR set).
+                    flow = to_si(float(entry["FLOWS"]), "kmol/hr", "molar_flow", f"{where}[{k}].FLOWS")
                     specs[stream][i] = ("flow", flow)
         self.specs = specs
         self.remainder: dict[int, str | None] = {}
