@@ -284,7 +284,7 @@ def _component_names(trace: RunTrace) -> dict[str, set[str]]:
         for component in config.get("components") or []:
             if isinstance(component, dict) and isinstance(component.get("cid"), str):
                 names.setdefault(component["cid"], set()).update(
-                    str(component[k]) for k in ("name",) if isinstance(component.get(k), str)
+                    component[k] for k in ("name", "database_name") if isinstance(component.get(k), str)
                 )
     return names
 

@@ -301,6 +301,12 @@ KIND_ALIASES: dict[str, tuple[str, ...]] = _table(
 COMPONENT_NAMES_ZH: dict[str, tuple[str, ...]] = _table(
     {
         "WATER": "水",
+        "MEOH": "甲醇",
+        "ETOH": "乙醇",
+        "C6H12": "环己烷",
+        "C6H6": "苯",
+        "C7H8": "甲苯",
+        "NBUTANE": "正丁烷|丁烷",
         "H2O": "水",
         "METHANOL": "甲醇",
         "ETHANOL": "乙醇",
@@ -478,7 +484,8 @@ def build_namer(
     Args:
         found: The quantities of the rollout's results.
         targets: ``(name, address)`` of each target; a target's name names all its facets.
-        component_names: Extra names of each component id (from the configs the rollout ran).
+        component_names: Extra names of each component id (``name`` and ``database_name`` of the
+            configs the rollout ran); Chinese names of any of them (:data:`COMPONENT_NAMES_ZH`) too.
     """
     namer = Namer()
     for q in found:
@@ -487,11 +494,10 @@ def build_namer(
         for alias in KIND_ALIASES.get(q.kind, ()):
             namer.add(alias, ("kind", q.kind))
         if q.component:
-            namer.add(q.component, ("component", q.component))
-            for alias in COMPONENT_NAMES_ZH.get(q.component.upper(), ()):
-                namer.add(alias, ("component", q.component))
-            for alias in (component_names or {}).get(q.component, ()):
-                namer.add(alias, ("component", q.component))
+            for name in {q.component, *(component_names or {}).get(q.component, ())}:
+                namer.add(name, ("component", q.component))
+                for alias in COMPONENT_NAMES_ZH.get(name.upper(), ()):
+                    namer.add(alias, ("component", q.component))
     for name, address in targets:
         namer.add(name, ("name", "\x00".join(str(a) for a in address)))
     return namer
