@@ -91,7 +91,7 @@ def test_regenerate_command_rewrites_stale_values(tmp_path: Path, capsys: pytest
 async def test_reference_solution_through_the_tools_scores_one(
     split: str, mock_client: SimulatorClient
 ) -> None:
-    """An expert run (schema -> run -> result, answer giving every target to 4 digits and its unit) scores 1."""
+    """An expert run (schema, run, result; answer giving each target to 4 digits with its unit) scores 1."""
     for task in load_tasks(DATA / f"{split}.jsonl"):
         trace = RunTrace()
         get_schema, run_simulation, get_result = build_tools(mock_client, trace)
