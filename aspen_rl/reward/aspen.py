@@ -51,6 +51,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,11 +61,13 @@ from aspen_rl.reward.attribution import (
     Statement,
     attribute,
     build_namer,
+    converts,
     matches,
     read_statements,
     workbook_quantities,
 )
 from aspen_rl.reward.base import RewardBreakdown, RewardWeights
+from aspen_rl.reward.quantities import convert_step
 from aspen_rl.tasks.model import AspenTask, Target
 from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RunTrace, ToolCall
 
@@ -263,19 +266,42 @@ def evidence(trace: RunTrace) -> list[tuple[float, str | None]]:
     return values
 
 
-def _grounded(statement: Statement, values: list[tuple[float, str | None]]) -> bool:
-    for value, unit in values:
-        tolerance = max(MATCH_REL_TOL * abs(value), 1e-9)
-        if statement.unit is None or unit is None:
-            # A bare number, or a config value of unknown unit: compared as written.
-            bare = Statement(
-                statement.value, statement.half_unit, statement.significant, statement.is_small_int
-            )
-            if matches(bare, value, None, tolerance):
+class Evidence:
+    """Values an answer may quote, grouped by unit and sorted, so each number is checked in log time.
+
+    A number matches a value when, read in its stated unit and converted to the value's unit, it is
+    within 2 % of the value plus its written precision (either sign, except temperatures). A bare
+    number, or a value of unknown unit (a config number without a ``_UNITS`` sibling), is compared as
+    written.
+    """
+
+    def __init__(self, values: list[tuple[float, str | None]]) -> None:
+        groups: dict[str | None, list[float]] = {}
+        for value, unit in values:
+            groups.setdefault(unit or None, []).append(value)
+        self.groups = {unit: sorted(found) for unit, found in groups.items()}
+
+    def grounds(self, statement: Statement) -> bool:
+        """Whether some value matches ``statement``."""
+        bare = Statement(statement.value, statement.half_unit, statement.significant, statement.is_small_int)
+        for unit, found in self.groups.items():
+            # in the value's unit; a percent against a unit-less value as a fraction; else as written
+            readings = [(statement, unit)] if statement.unit and unit else [(statement, None), (bare, None)]
+            if any(self._near(read, in_unit, found) for read, in_unit in readings):
                 return True
-        elif matches(statement, value, unit, tolerance):
-            return True
-    return False
+        return False
+
+    @staticmethod
+    def _near(read: Statement, unit: str | None, found: list[float]) -> bool:
+        value = converts(read, unit)
+        if value is None:
+            return False
+        window = 0.05 * abs(value) + convert_step(read.value, read.precision, read.unit, unit) + 1e-9
+        for center in (value, -value):
+            near = found[bisect_left(found, center - window) : bisect_right(found, center + window)]
+            if any(matches(read, v, unit, max(MATCH_REL_TOL * abs(v), 1e-9)) for v in near):
+                return True
+        return False
 
 
 def _component_names(trace: RunTrace) -> dict[str, set[str]]:
@@ -333,9 +359,9 @@ def quality_facts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
         )
 
     considered = [s for s in statements if not s.is_small_int]
-    values = evidence(trace)
+    known = Evidence(evidence(trace))
     facts["considered"] = float(len(considered))
-    facts["grounded"] = float(sum(1 for s in considered if _grounded(s, values)))
+    facts["grounded"] = float(sum(1 for s in considered if known.grounds(s)))
     return facts
 
 

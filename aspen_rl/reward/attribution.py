@@ -25,7 +25,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from aspen_rl.contract.workbook import STREAM_SUMMARY, lookup, numeric_cells
+from aspen_rl.contract.workbook import (
+    STREAM_SUMMARY,
+    UNITS_COLUMN,
+    UNITS_SUFFIX,
+    VALUE_COLUMN,
+    as_number,
+    is_workbook,
+    row_addresses,
+    sheet_table,
+)
 from aspen_rl.reward import quantities
 
 LAYER_WEIGHTS = (3.0, 2.0, 1.0)
@@ -406,21 +415,41 @@ def _base_kind(row: str) -> str:
 
 
 def workbook_quantities(document: Any) -> list[Quantity]:
-    """Every numeric cell of a ``/get-aspen-result`` document as a :class:`Quantity`."""
+    """Every numeric cell of a ``/get-aspen-result`` document as a :class:`Quantity` (with its unit).
+
+    Units as :func:`aspen_rl.contract.workbook.lookup` reads them: the ``Units`` column, else the
+    ``<ROW>_UNITS`` row of the same column.
+    """
     found: list[Quantity] = []
-    for sheet, row, column, value in numeric_cells(document):
-        if not row:
+    if not is_workbook(document):
+        return found
+    for sheet in document["data"]:
+        table = sheet_table(document, sheet)
+        if table is None or not table[0]:
             continue
-        cell = lookup(document, sheet, row, None if sheet != STREAM_SUMMARY else column)
-        unit = cell.unit if cell is not None else None
-        if sheet == STREAM_SUMMARY:
-            kind, _, component = row.partition("/")
-            found.append(Quantity(sheet, row, column, value, unit, column, kind, component or None))
-        else:
-            block = sheet[: -len(BLOCK_SHEET_SUFFIX)] if sheet.endswith(BLOCK_SHEET_SUFFIX) else sheet
-            if row.endswith("_UNITS") or column != "Value":
+        columns, records = table
+        addresses = row_addresses(sheet, columns[0], records)
+        units_rows = {a: r for a, r in zip(addresses, records, strict=True) if a and a.endswith(UNITS_SUFFIX)}
+        for address, record in zip(addresses, records, strict=True):
+            if not address or address.endswith(UNITS_SUFFIX):
                 continue
-            found.append(Quantity(sheet, row, None, value, unit, block, _base_kind(row)))
+            for column in columns[1:]:
+                value = as_number(record.get(column))
+                if column == UNITS_COLUMN or value is None:
+                    continue
+                if UNITS_COLUMN in columns:
+                    unit = record.get(UNITS_COLUMN)
+                else:
+                    unit = (units_rows.get(address + UNITS_SUFFIX) or {}).get(column)
+                unit = str(unit).strip() or None if unit is not None else None
+                if sheet == STREAM_SUMMARY:
+                    kind, _, component = address.partition("/")
+                    found.append(
+                        Quantity(sheet, address, column, value, unit, column, kind, component or None)
+                    )
+                elif column == VALUE_COLUMN:
+                    block = sheet.removesuffix(BLOCK_SHEET_SUFFIX)
+                    found.append(Quantity(sheet, address, None, value, unit, block, _base_kind(address)))
     return found
 
 
@@ -448,16 +477,22 @@ class Namer:
 
     aliases: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     _patterns: list[tuple[re.Pattern[str], frozenset[tuple[str, str]]]] = field(default_factory=list)
+    _seen: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
 
     def add(self, alias: str, facet: tuple[str, str]) -> None:
         """Let ``alias`` name ``facet`` (``("owner", "PROD")``, ``("kind", "Temperature")``...)."""
         key = _normalise(alias)
         if key:
             self.aliases.setdefault(key, set()).add(facet)
-            self._patterns = []
+            self._patterns, self._seen = [], {}
 
     def names(self, text: str) -> set[tuple[str, str]]:
         """Facets named in ``text``; an alias inside a longer alias found in the text does not count."""
+        if text not in self._seen:
+            self._seen[text] = self._names(text)
+        return self._seen[text]
+
+    def _names(self, text: str) -> set[tuple[str, str]]:
         if not self._patterns:
             self._patterns = [
                 (re.compile(_alias_pattern(a)), frozenset(f))
@@ -507,16 +542,19 @@ def _name_key(address: tuple[str, str, str | None]) -> tuple[str, str]:
     return ("name", "\x00".join(str(a) for a in address))
 
 
-def score(quantity: Quantity, named: list[set[tuple[str, str]]]) -> float:
-    """How well the layers (facets named in segment, label, heading) name ``quantity``."""
-    total = 0.0
-    for facet in quantity.facets():
-        weight = 0.0
-        for layer, facets in zip(LAYER_WEIGHTS, named, strict=False):
-            if facet in facets or _name_key(quantity.address) in facets:
-                weight = max(weight, layer)
-        total += weight if weight else -UNNAMED_FACET_PENALTY
-    return total
+def facet_weights(named: list[set[tuple[str, str]]]) -> dict[tuple[str, str], float]:
+    """The weight of the nearest layer naming each facet (layers: segment, label, heading)."""
+    weights: dict[tuple[str, str], float] = {}
+    for layer, facets in zip(LAYER_WEIGHTS, named, strict=False):
+        for facet in facets:
+            weights[facet] = max(weights.get(facet, 0.0), layer)
+    return weights
+
+
+def score(quantity: Quantity, weights: dict[tuple[str, str], float]) -> float:
+    """How well the text (:func:`facet_weights`) names ``quantity``; a target's own name names all facets."""
+    by_name = weights.get(_name_key(quantity.address), 0.0)
+    return sum(max(weights.get(f, 0.0), by_name) or -UNNAMED_FACET_PENALTY for f in quantity.facets())
 
 
 def converts(statement: Statement, unit: str | None) -> float | None:
@@ -527,13 +565,16 @@ def converts(statement: Statement, unit: str | None) -> float | None:
 def attribute(statements: list[Statement], found: list[Quantity], namer: Namer) -> list[list[Quantity]]:
     """For each statement, the quantities it is attributed to (empty when the text ties it to none)."""
     out: list[list[Quantity]] = []
+    by_unit: dict[str | None, list[Quantity]] = {}
     for statement in statements:
-        compatible = [q for q in found if converts(statement, q.unit) is not None]
-        if statement.is_small_int or not compatible:
+        if statement.unit not in by_unit:
+            by_unit[statement.unit] = [q for q in found if quantities.converts(statement.unit, q.unit)]
+        compatible = by_unit[statement.unit]
+        weights = facet_weights([namer.names(layer) for layer in statement.layers])
+        if statement.is_small_int or not compatible or not weights:  # nothing named: a score <= 0
             out.append([])
             continue
-        named = [namer.names(layer) for layer in statement.layers]
-        scored = [(score(q, named), q) for q in compatible]
+        scored = [(score(q, weights), q) for q in compatible]
         best = max(s for s, _ in scored)
         out.append([q for s, q in scored if s == best] if best > 0 else [])
     return out

@@ -217,28 +217,46 @@ def is_temperature(text: str | None) -> bool:
     return registry().parse_units(expression).dimensionality == registry().get_dimensionality(_TEMPERATURE)
 
 
+@cache
+def _affine(from_unit: str | None, to_unit: str | None) -> tuple[float, float] | None:
+    """``(a, b)`` with ``to = a * from + b`` (every pint conversion here is affine), or ``None``."""
+    ureg = registry()
+    source = pint_expression(from_unit) if from_unit else None
+    target = pint_expression(to_unit) if to_unit else None
+    if (from_unit and source is None) or (to_unit and target is None):
+        return None
+    if source is None and target is None:
+        return (1.0, 0.0)
+    try:
+        points = []
+        for x in (0.0, 1.0):
+            if source is None:
+                quantity: Any = ureg.Quantity(x, "dimensionless")
+            else:
+                quantity = ureg.Quantity(x, ureg.parse_units(source))
+            points.append(
+                float(quantity.to(ureg.parse_units(target) if target else "dimensionless").magnitude)
+            )
+    except Exception:  # DimensionalityError and friends: the units do not convert
+        return None
+    return (points[1] - points[0], points[0])
+
+
+def converts(from_unit: str | None, to_unit: str | None) -> bool:
+    """Whether a value stated in ``from_unit`` converts to ``to_unit`` (see :func:`convert`)."""
+    return _affine(from_unit or None, to_unit or None) is not None
+
+
 def convert(value: float, from_unit: str | None, to_unit: str | None) -> float | None:
     """``value`` stated in ``from_unit`` expressed in ``to_unit``, or ``None`` when it does not convert.
 
     ``None`` or ``""`` means no unit: a bare number converts only to a dimensionless unit (as itself,
     ``0.95`` to ``%`` is 95), a dimensionless stated unit (``95 %``) converts to no unit (0.95).
     """
-    ureg = registry()
-    source = pint_expression(from_unit) if from_unit else None
-    target = pint_expression(to_unit) if to_unit else None
-    if (from_unit and source is None) or (to_unit and target is None):
+    affine = _affine(from_unit or None, to_unit or None)
+    if affine is None:
         return None
-    try:
-        if source is None and target is None:
-            return float(value)
-        if source is None:
-            quantity: Any = ureg.Quantity(value, "dimensionless")
-        else:
-            quantity = ureg.Quantity(value, ureg.parse_units(source))
-        result = quantity.to(ureg.parse_units(target) if target is not None else "dimensionless")
-    except Exception:  # DimensionalityError and friends: the units do not convert
-        return None
-    number = float(result.magnitude)
+    number = affine[0] * value + affine[1]
     return number if math.isfinite(number) else None
 
 
