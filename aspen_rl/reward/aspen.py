@@ -66,7 +66,7 @@ from aspen_rl.reward.attribution import (
     read_statements,
     workbook_quantities,
 )
-from aspen_rl.reward.base import RewardBreakdown, RewardWeights
+from aspen_rl.reward.base import INVALID_CALL, RewardBreakdown, RewardWeights
 from aspen_rl.reward.quantities import convert_step
 from aspen_rl.tasks.model import AspenTask, Target
 from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RunTrace, ToolCall
@@ -82,8 +82,6 @@ MATCH_REL_TOL = 0.02
 NO_SIMULATION_CAP = 0.1
 MIN_LENGTH, MAX_LENGTH = 40, 4000
 KNOWN_TOOLS = frozenset({GET_SCHEMA, RUN_SIMULATION, GET_RESULT})
-INVALID_CALL = "InvalidToolCall"
-"""``error`` prefix of a call the model attempted that no tool could take (bad name, non-JSON arguments)."""
 # Mock solve failures (``error_code``/``error_type``) of a config the simulator accepted as input.
 SOLVE_FAILURE_CODES = frozenset(
     {"FlashFailed", "InfeasibleSpecification", "NotConverged", "BalanceNotClosed", "Timeout", "InternalError"}

@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+INVALID_CALL = "InvalidToolCall"
+"""``error`` prefix of a recorded call the model attempted that no tool could take (unknown tool name,
+arguments that are not JSON or do not fit the tool): the agent records it, the reward charges it."""
+
 if TYPE_CHECKING:
     from aspen_rl.tasks.model import AspenTask
     from aspen_rl.trace import RunTrace

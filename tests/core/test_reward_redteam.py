@@ -382,3 +382,56 @@ def test_results_of_another_rollout_do_not_count_next_to_an_own_run(
     # one coincidence: its 98.66 kmol/hr is within 2 % of the own run's 100 kmol/hr feed
     assert r.details["numbers.grounded"] == 1
     assert r.response_quality <= 0.2 + 0.3 / 4 + 1e-9
+
+
+# -- invalid tool calls -------------------------------------------------------------------------------
+
+
+def _conversation(trace: RunTrace, refused: dict[int, tuple[str, str]]) -> list:
+    """The AutoGen events of a conversation that made ``trace``'s calls, with refused calls before some.
+
+    ``refused`` maps a position among the real calls to a (name, arguments) the model sent just before.
+    """
+    from autogen_agentchat.messages import ToolCallExecutionEvent, ToolCallRequestEvent
+    from autogen_core import FunctionCall
+    from autogen_core.models import FunctionExecutionResult
+
+    events: list = []
+    for i, call in enumerate(trace.calls):
+        if i in refused:
+            name, arguments = refused[i]
+            events.append(ToolCallRequestEvent(source="a", content=[FunctionCall(f"x{i}", arguments, name)]))
+            error = FunctionExecutionResult(
+                content="Error: refused", name=name, call_id=f"x{i}", is_error=True
+            )
+            events.append(ToolCallExecutionEvent(source="a", content=[error]))
+        events.append(ToolCallRequestEvent(source="a", content=[FunctionCall(f"c{i}", "{}", call.name)]))
+        done = FunctionExecutionResult(content="{}", name=call.name, call_id=f"c{i}", is_error=False)
+        events.append(ToolCallExecutionEvent(source="a", content=[done]))
+    return events
+
+
+@pytest.mark.parametrize(
+    ("task_id", "refused"),
+    [
+        ("train-easy-01", {1: ("run_simulaton", '{"config": "{}"}')}),  # unknown tool name
+        ("val-hard-01", {0: ("get_schema", '{"block_types": ["DSTWU"'), 2: ("get_results", "{}")}),
+        ("test-hard-03", {1: ("run_simulation", "config: {not json at all}")}),
+    ],
+)
+def test_invalid_tool_calls_are_in_the_trace_and_cost_efficiency(
+    played: dict[str, Played], task_id: str, refused: dict[int, tuple[str, str]]
+) -> None:
+    from aspen_rl.agent.attempts import record_attempts
+
+    p = played[task_id]
+    trace = p.with_answer(reference_answer(p))
+    assert record_attempts(_conversation(trace, refused), trace) == len(refused)
+    names = [c.name for c in trace.calls]
+    for position, (name, _) in sorted(refused.items()):
+        assert names[position + list(refused).index(position)] == name
+    r = compute_reward(p.task, trace)
+    # Sound: each refused call is a failed call: efficiency 1 - 0.2 per call, and counted as invalid.
+    assert r.details["calls.invalid"] == len(refused)
+    assert r.tool_efficiency == pytest.approx(1.0 - 0.2 * len(refused))
+    assert r.total < 1.0
