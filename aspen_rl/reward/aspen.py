@@ -414,9 +414,7 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
     q_parts = quality_parts(task, trace, facts)
     completion = _clip(sum(COMPLETION_PARTS[k] * v for k, v in c_parts.items()))
     efficiency = tool_efficiency_score(task, trace)
-    quality = (
-        _clip(sum(QUALITY_PARTS[k] * v for k, v in q_parts.items())) if trace.final_answer.strip() else 0.0
-    )
+    quality = _clip(sum(QUALITY_PARTS[k] * v for k, v in q_parts.items()))
     total = (
         weights.completion * completion
         + weights.tool_efficiency * efficiency
