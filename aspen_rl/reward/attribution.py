@@ -169,7 +169,7 @@ def read_statements(answer: str) -> list[Statement]:
     statements: list[Statement] = []
     heading = ""
     header: list[str] | None = None
-    for raw in answer.splitlines():
+    for raw in answer.replace("\u2212", "-").splitlines():  # a typeset minus sign is a minus
         line = raw.strip()
         if not line:
             header = None

@@ -299,6 +299,7 @@ def test_statements_skip_identifiers_and_read_stated_units() -> None:
         ("1 Gcal/hr", 1162.2, "kW", True),
         ("-110.3 kW", 110.3, "kW", True),  # sign-insensitive (duty removed) ...
         ("-80.0 C", 80.0, "C", False),  # ... except temperatures
+        ("\u22125.2 °C", -5.2, "C", True),  # a typeset minus sign
         ("80 C", 80.4, "C", True),  # written to the unit: +-0.5 (2 significant digits)
         ("0.0012", 0.00122, "", True),  # +-0.00005 and 2 %
         ("0.001", 0.0012, "", False),  # one significant digit: no precision credit (it had +-0.0005)
