@@ -23,8 +23,7 @@ import multiprocessing
 import re
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -204,7 +203,7 @@ class Service:
             outcome = await asyncio.wait_for(future, limit + 30.0)
         except TimeoutError:
             return run_failure("Timeout", f"no answer from the engine after {limit + 30:g} s; abandoned")
-        except BrokenProcessPool:
+        except BrokenExecutor:
             self._pool_broke()
             return run_failure("InternalError", "engine worker crashed")
         if outcome.run_id is not None and outcome.results is not None and self.settings.results_cache_size:
@@ -242,7 +241,7 @@ class Service:
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(executor, read_result_file, str(path), shown_path)
-        except BrokenProcessPool:
+        except BrokenExecutor:
             self._pool_broke()
             raise
 

@@ -591,9 +591,11 @@ def _cell(ref: str, value: Any) -> str:
 
 
 def _sheet_xml(rows: list[list[Any]]) -> str:
+    width = max((len(row) for row in rows), default=0)
+    extent = f"A1:{_column(max(width, 1) - 1)}{max(len(rows), 1)}"
     parts = [
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n',
-        f'<worksheet xmlns="{_MAIN}"><sheetData>',
+        f'<worksheet xmlns="{_MAIN}"><dimension ref="{extent}"/><sheetData>',
     ]
     for r, row in enumerate(rows, start=1):
         cells = "".join(_cell(f"{_column(c)}{r}", v) for c, v in enumerate(row))

@@ -56,10 +56,16 @@ class Outcome:
 
 
 def init_worker() -> None:
-    """Process initializer: load thermo and the chemical databases before the first request."""
+    """Initializer of an engine worker: load thermo and the chemical databases before the first request.
+
+    Under the engine's lock: in thread mode two apps in one process (tests, embedding) would otherwise
+    load the chemical databases concurrently, which chemicals' lazy loaders do not survive.
+    """
+    from simulator_mock.engine import _LOCK
     from simulator_mock.property_package import warm_up
 
-    warm_up()
+    with _LOCK:
+        warm_up()
 
 
 def warm() -> bool:

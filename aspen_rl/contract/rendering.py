@@ -15,8 +15,9 @@ QCALC = 115.12 kW
 The Stream Summary is one line per row (component rows by their ``<section>/<CID>`` address, the
 section rows without values left out), one column per stream; a block sheet is one
 ``Parameter = Value unit`` line per output, its ``_UNITS`` row folded into the unit. Numbers keep 5
-significant digits. When the text is longer than the limit, whole groups of Stream Summary rows are
-left out in the order of :data:`DROP_ORDER` and the text says which. ``read_rendering`` parses the text
+significant digits. When the text is longer than the limit, whole groups of rows are left out in
+the order of :data:`DROP_ORDER` (the rows that repeat what other rows or the config say go first)
+and the text says which. ``read_rendering`` parses the text
 back into cells (the offline scripted policy reads what a model reads).
 """
 
@@ -41,17 +42,33 @@ from aspen_rl.contract.workbook import (
 WORKBOOK_HEADING = "Results workbook "
 """How every rendering starts."""
 SIGNIFICANT_DIGITS = 5
-MAX_CHARS = 3000
+MAX_CHARS = 4500
 _ENTHALPY_ROWS = frozenset({"Molar Enthalpy", "Mass Enthalpy", "Enthalpy Flow"})
 _MINOR_ROWS = frozenset({"Molar Liquid Fraction", "Mass Vapor Fraction", "Average MW"})
-DROP_ORDER: tuple[tuple[str, Callable[[str], bool]], ...] = (
-    ("Mass Fractions/*", lambda a: a.startswith("Mass Fractions/")),
-    ("Mass Flows/*", lambda a: a.startswith("Mass Flows/")),
-    ("enthalpies", lambda a: a in _ENTHALPY_ROWS),
-    ("Molar Liquid Fraction, Mass Vapor Fraction, Average MW", lambda a: a in _MINOR_ROWS),
-    ("Mole Flows/*", lambda a: a.startswith("Mole Flows/")),
+_TOPOLOGY_ROWS = frozenset({"From", "To", "Phase"})
+
+
+def _summary_row(test: Callable[[str], bool]) -> Callable[[str, str, frozenset[str]], bool]:
+    return lambda sheet, address, _cids: sheet == STREAM_SUMMARY and test(address)
+
+
+def _block_component_row(sheet: str, address: str, cids: frozenset[str]) -> bool:
+    """A block sheet's per-component row (``Y_MEOH``, ``B_K_H2``): the streams' compositions again."""
+    if sheet == STREAM_SUMMARY:
+        return False
+    return any(address.endswith("_" + cid) and len(address) > len(cid) + 1 for cid in cids)
+
+
+DROP_ORDER: tuple[tuple[str, Callable[[str, str, frozenset[str]], bool]], ...] = (
+    ("Mass Fractions/*", _summary_row(lambda a: a.startswith("Mass Fractions/"))),
+    ("per-component rows of block sheets", _block_component_row),
+    ("Mass Flows/*", _summary_row(lambda a: a.startswith("Mass Flows/"))),
+    ("enthalpies", _summary_row(lambda a: a in _ENTHALPY_ROWS)),
+    ("Molar Liquid Fraction, Mass Vapor Fraction, Average MW", _summary_row(lambda a: a in _MINOR_ROWS)),
+    ("From, To, Phase", _summary_row(lambda a: a in _TOPOLOGY_ROWS)),
+    ("Mole Flows/*", _summary_row(lambda a: a.startswith("Mole Flows/"))),
 )
-"""Groups of Stream Summary rows left out, in this order, while the text is too long."""
+"""Groups of rows left out, in this order, while the text is longer than the limit."""
 _SEPARATOR = " | "
 
 Cells = dict[tuple[str, str, str | None], tuple[float | str | None, str | None]]
@@ -72,7 +89,8 @@ def _is_block_sheet(columns: list[str]) -> bool:
     return len(columns) >= 2 and columns[1] == VALUE_COLUMN
 
 
-def _block_lines(sheet: str, columns: list[str], records: list[dict[str, Any]]) -> list[str]:
+def _block_lines(sheet: str, columns: list[str], records: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """``(address, line)`` per output of a block sheet, its ``_UNITS`` row folded into the unit."""
     addresses = row_addresses(sheet, columns[0], records)
     units = {
         a[: -len(UNITS_SUFFIX)]: format_value(r.get(VALUE_COLUMN))
@@ -85,7 +103,7 @@ def _block_lines(sheet: str, columns: list[str], records: list[dict[str, Any]]) 
             continue
         value = format_value(record.get(VALUE_COLUMN)) or "-"
         unit = units.get(address, "")
-        lines.append(f"{address} = {value} {unit}".rstrip())
+        lines.append((address, f"{address} = {value} {unit}".rstrip()))
     return lines
 
 
@@ -103,54 +121,68 @@ def _table_rows(sheet: str, columns: list[str], records: list[dict[str, Any]]) -
     return rows
 
 
+# One line of the rendering: (sheet, row address or None for a heading, text).
+_Line = tuple[str, str | None, str]
+
+
+def _sheet_lines(document: dict[str, Any]) -> list[_Line]:
+    """Every line of the rendering, the Stream Summary first, then the sheets in workbook order."""
+    summary: list[_Line] = []
+    others: list[_Line] = []
+    for sheet, table in document["data"].items():
+        parsed = sheet_table(document, sheet)
+        if parsed is None or not parsed[0]:
+            reason = table.get("error") if isinstance(table, dict) else None
+            others += [(sheet, None, f"[{sheet}]"), (sheet, None, f"(unreadable: {reason or 'no table'})")]
+            continue
+        columns, records = parsed
+        if sheet != STREAM_SUMMARY and _is_block_sheet(columns):
+            rows = _block_lines(sheet, columns, records)
+            heading: list[_Line] = [(sheet, None, f"[{sheet}]")]
+        else:
+            rows = _table_rows(sheet, columns, records)
+            heading = [(sheet, None, f"[{sheet}]"), (sheet, None, _SEPARATOR.join(["Row", *columns[1:]]))]
+        lines: list[_Line] = heading + [(sheet, address, line) for address, line in rows]
+        if sheet == STREAM_SUMMARY:
+            summary = lines
+        else:
+            others += lines
+    return summary + others
+
+
 def render_workbook(document: dict[str, Any], max_chars: int = MAX_CHARS) -> str:
     """The workbook as compact text for the model (see the module docstring).
 
     Args:
         document: A successful ``/get-aspen-result`` answer.
-        max_chars: Length the text should not exceed; Stream Summary row groups are left out to get
-            there (a workbook of many blocks can still be longer: block sheets are never cut).
+        max_chars: Length the text should not exceed; the row groups of :data:`DROP_ORDER` are left
+            out to get there (a flowsheet so large that it is still longer is shown as it then is).
     """
     if not is_workbook(document):
         return "The answer is not a results workbook."
-    info = document.get("file_info") if isinstance(document.get("file_info"), dict) else {}
+    file_info = document.get("file_info")
+    info: dict[str, Any] = file_info if isinstance(file_info, dict) else {}
     name = info.get("file_name") or os.path.basename(str(info.get("file_path") or "")) or "(unnamed)"
-    head = [f"{WORKBOOK_HEADING}{name}"]
-    summary: list[tuple[str, str]] = []
-    summary_header = ""
-    blocks: list[str] = []
-    for sheet, table in document["data"].items():
-        parsed = sheet_table(document, sheet)
-        if parsed is None or not parsed[0]:
-            reason = table.get("error") if isinstance(table, dict) else None
-            blocks.append(f"[{sheet}]\n(unreadable: {reason or 'no table'})")
-            continue
-        columns, records = parsed
-        if _is_block_sheet(columns) and sheet != STREAM_SUMMARY:
-            blocks.append("\n".join([f"[{sheet}]", *_block_lines(sheet, columns, records)]))
-        elif sheet == STREAM_SUMMARY:
-            summary_header = _SEPARATOR.join(["Row", *columns[1:]])
-            summary = _table_rows(sheet, columns, records)
-        else:
-            rows = _table_rows(sheet, columns, records)
-            blocks.append(
-                "\n".join([f"[{sheet}]", _SEPARATOR.join(["Row", *columns[1:]])] + [r for _, r in rows])
-            )
+    lines = _sheet_lines(document)
+    cids = frozenset(
+        address.split("/", 1)[1]
+        for sheet, address, _ in lines
+        if sheet == STREAM_SUMMARY and address and "/" in address
+    )
 
-    def assemble(kept: list[tuple[str, str]], omitted: list[str]) -> str:
-        parts = list(head)
-        if summary_header:
-            parts += [f"[{STREAM_SUMMARY}]", summary_header, *(line for _, line in kept)]
-            if omitted:
-                parts.append(f"(rows left out for length: {'; '.join(omitted)})")
-        return "\n".join(parts + blocks)
+    def assemble(kept: list[_Line], omitted: list[str]) -> str:
+        parts = [f"{WORKBOOK_HEADING}{name}", *(text for _, _, text in kept)]
+        if omitted:
+            parts.append(f"(rows left out for length: {'; '.join(omitted)})")
+        return "\n".join(parts)
 
-    kept, omitted = summary, []
+    kept = lines
+    omitted: list[str] = []
     text = assemble(kept, omitted)
     for label, drop in DROP_ORDER:
         if len(text) <= max_chars:
             break
-        remaining = [(a, line) for a, line in kept if not drop(a)]
+        remaining = [line for line in kept if line[1] is None or not drop(line[0], line[1], cids)]
         if len(remaining) != len(kept):
             kept, omitted = remaining, [*omitted, label]
             text = assemble(kept, omitted)

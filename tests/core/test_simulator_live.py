@@ -95,7 +95,7 @@ async def test_run_read_the_workbook_and_download_it(client: SimulatorClient) ->
 
 async def test_failed_simulation_is_returned_not_raised(client: SimulatorClient) -> None:
     bad = copy.deepcopy(HEATER)
-    bad["components"][0]["name"] = "unobtainium"
+    bad["components"][0] |= {"name": "unobtainium", "cas_number": "0000-00-0", "database_name": "UNOBTAINIUM"}
     answer = await client.run_simulation(bad)
     assert answer["success"] is False
     assert answer["error_code"] == "UnknownComponent"

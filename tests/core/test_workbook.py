@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from workbooks import block_sheet, document, heater_workbook, stream_summary
 
-from aspen_rl.contract.rendering import WORKBOOK_HEADING, read_rendering, render_workbook
+from aspen_rl.contract.rendering import MAX_CHARS, WORKBOOK_HEADING, read_rendering, render_workbook
 from aspen_rl.contract.run_answer import normalise_file_path, result_file_path_of
 from aspen_rl.contract.workbook import STREAM_SUMMARY, lookup, numeric_cells
 
@@ -63,21 +63,24 @@ def test_rendering_is_compact_and_reads_back_to_the_same_cells() -> None:
 
 def test_long_workbooks_leave_out_row_groups_in_order_and_say_so() -> None:
     streams = [f"S-{i}" for i in range(1, 17)]
-    cids = ["WATER", "METHANOL", "ETHANOL", "ACETONE", "BENZENE", "TOLUENE"]
+    cids = ["WATER", "METHANOL", "ETHANOL", "ACETONE", "BENZENE", "TOLUENE", "HEXANE", "PROPANE"]
     rows: list[tuple[str, str | None, list]] = [("Temperature", "C", [25.123456] * 16)]
     for section, unit in (("Mole Flows", "kmol/hr"), ("Mole Fractions", None), ("Mass Flows", "kg/hr")):
         rows.append((section, unit, [None if unit is None else 100.0] * 16))
         rows += [(cid, unit, [12.345678] * 16) for cid in cids]
     rows.append(("Mass Fractions", None, [None] * 16))
-    rows += [(cid, None, [0.1666667] * 16) for cid in cids]
-    blocks = {f"B{i}_result": block_sheet([("QCALC", 1.5, "kW")]) for i in range(1, 4)}
+    rows += [(cid, None, [0.125] * 16) for cid in cids]
+    block = block_sheet([("QCALC", 1.5, "kW"), *((f"Y_{cid}", 0.125, None) for cid in cids)])
+    blocks = {f"B{i}_result": block for i in range(1, 4)}
     doc = document("C:\\results\\big.xlsx", {STREAM_SUMMARY: stream_summary(streams, rows), **blocks})
     full = render_workbook(doc, max_chars=100_000)
     text = render_workbook(doc)
-    assert len(full) > 3000 >= len(text)
-    assert "rows left out for length: Mass Fractions/*; Mass Flows/*" in text
-    assert "Mole Fractions/TOLUENE |" in text and "Mass Flows/WATER" not in text
-    assert text.endswith("[B3_result]\nQCALC = 1.5 kW")  # block sheets are never cut
+    assert len(full) > MAX_CHARS >= len(text)
+    note = "(rows left out for length: Mass Fractions/*; per-component rows of block sheets; Mass Flows/*)"
+    assert text.endswith("[B3_result]\nQCALC = 1.5 kW\n" + note)
+    assert "Mole Fractions/PROPANE |" in text and "Mole Flows/WATER |" in text
+    assert "Mass Flows/WATER" not in text and "Y_WATER" not in text
+    assert "Y_WATER = 0.125" in full
     assert read_rendering(text)[(STREAM_SUMMARY, "Temperature", "S-16")] == (25.123, "C")
 
 

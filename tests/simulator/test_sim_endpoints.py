@@ -1,16 +1,33 @@
-"""Every endpoint of the live service (started with its CLI on a free port)."""
+"""Every route of the live service (started with its CLI on a free port), used as a client of the real
+service uses it: schema, run, then the results workbook through /get-aspen-result or /download."""
 
 from __future__ import annotations
 
+import io
 import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
+from openpyxl import load_workbook
 from sim_helpers import LiveService
 
 from simulator_mock.examples import flash_drum, heater
 from simulator_mock.schema_registry import BLOCK_TYPES
+
+
+def stream_value(answer: dict[str, Any], stream: str, row: str) -> Any:
+    """A value of the Stream Summary sheet in a /get-aspen-result answer."""
+    (record,) = (r for r in answer["data"]["Stream Summary"]["data"] if r["Unnamed: 0"] == row)
+    return record[stream]
+
+
+def block_value(answer: dict[str, Any], block: str, name: str) -> Any:
+    """A value of a ``<BLOCK>_result`` sheet in a /get-aspen-result answer."""
+    (record,) = (r for r in answer["data"][f"{block}_result"]["data"] if r["Parameter"] == name)
+    return record["Value"]
 
 
 def test_health(http: httpx.Client) -> None:
@@ -22,64 +39,81 @@ def test_health(http: httpx.Client) -> None:
 
 
 def test_schema_list(http: httpx.Client) -> None:
-    assert http.get("/api/schema/list").json() == {"schemas": ["base", *BLOCK_TYPES]}
+    body = http.get("/api/schema/list").json()
+    assert body["success"] is True and body["count"] == 1 + len(BLOCK_TYPES)
+    assert sorted(e["file"] for e in body["schemas"]) == sorted(
+        ["base_schema.json", *(f"blocks_{t}_data.json" for t in BLOCK_TYPES)]
+    )
 
 
 def test_schema_parts(http: httpx.Client) -> None:
     response = http.get("/api/schema", params={"types": "base,Mixer,Heater", "format": "json"})
     assert response.status_code == 200
-    schemas = response.json()["schemas"]
+    body = response.json()
+    assert body["success"] is True and body["found"] == 3
+    schemas = body["schemas"]
     assert list(schemas) == ["base", "Mixer", "Heater"]
     assert schemas["base"]["title"] == "Flowsheet configuration"
     assert "SPEC_OPT" in json.dumps(schemas["Heater"])
 
 
-def test_schema_unknown_type_lists_valid_ones(http: httpx.Client) -> None:
+def test_schema_unknown_type_is_named(http: httpx.Client) -> None:
     response = http.get("/api/schema", params={"types": "base,Reactor"})
-    assert response.status_code == 400
+    assert response.status_code == 200
     body = response.json()
-    assert body["success"] is False
-    assert body["error_type"] == "UnknownSchemaType"
-    assert "Reactor" in body["error_message"]
-    assert body["valid_types"] == ["base", *BLOCK_TYPES]
+    assert body["success"] is False and body["not_found"] == ["Reactor"]
+    assert "Reactor" in body["message"] and list(body["schemas"]) == ["base"]
 
 
-def test_schema_format_other_than_json(http: httpx.Client) -> None:
-    response = http.get("/api/schema", params={"types": "base", "format": "yaml"})
-    assert response.status_code == 400
-    assert response.json()["error_type"] == "UnsupportedFormat"
-
-
-def test_run_and_read_results(http: httpx.Client, live_service: LiveService) -> None:
+def test_run_then_read_the_workbook(http: httpx.Client, live_service: LiveService) -> None:
     response = http.post("/run-aspen-simulation", json=heater())
     assert response.status_code == 200
     body = response.json()
     assert body["success"] is True
-    assert set(body) >= {"run_id", "aspen_file_path", "result_file_path", "message", "warnings"}
+    for key in ("config_file_path", "aspen_file_path", "result_file_path"):
+        assert Path(body[key]).parent == live_service.results_dir.resolve()
+    assert body["result_file_path"].endswith(".xlsx")
+    assert json.loads(Path(body["config_file_path"]).read_text()) == heater()
+    answer = http.get("/get-aspen-result", params={"file_path": body["result_file_path"]}).json()
+    assert answer["status"] == "success"
+    assert answer["file_info"]["sheet_names"] == ["Stream Summary", "H1_result"]
+    assert stream_value(answer, "PROD", "Temperature") == 80
+    assert block_value(answer, "H1", "QCALC") > 100
+    assert block_value(answer, "H1", "QCALC_UNITS") == "kW"
+    # the extension route serves the full results document, the same as the aspen_file_path file
     results = http.get(f"/api/results/{body['run_id']}").json()
-    assert results["run_id"] == body["run_id"]
-    assert results["streams"]["PROD"]["temperature_C"] == 80.0
-    assert results["blocks"]["H1"]["duty_kW"] > 100
-    path = Path(body["result_file_path"])
-    assert path.parent == live_service.results_dir.resolve()
-    assert json.loads(path.read_text()) == results
-    assert json.loads(Path(body["aspen_file_path"]).read_text()) == heater()
+    assert results == json.loads(Path(body["aspen_file_path"]).read_text())
+    # the workbook holds 16 significant digits, as openpyxl writes numbers
+    assert results["blocks"]["H1"]["duty_kW"] == pytest.approx(block_value(answer, "H1", "QCALC"), rel=1e-15)
+
+
+def test_download_the_workbook(http: httpx.Client) -> None:
+    body = http.post("/run-aspen-simulation", json=flash_drum()).json()
+    response = http.get("/download", params={"file_path": body["result_file_path"]})
+    assert response.status_code == 200
+    book = load_workbook(io.BytesIO(response.content), read_only=True)
+    assert book.sheetnames == ["Stream Summary", "F1_result"]
+    response = http.get("/download", params={"file_path": "/etc/passwd"})
+    assert response.status_code == 403
 
 
 def test_results_unknown_run(http: httpx.Client) -> None:
     for run_id in ("0" * 32, "..%2F..%2Fetc%2Fpasswd", "no such run"):
         response = http.get(f"/api/results/{run_id}")
         assert response.status_code == 404
-        assert response.json()["error_type"] in ("UnknownRun", "NotFound")
+        assert set(response.json()) == {"error", "timestamp"}
 
 
-def test_failure_is_json_4xx(http: httpx.Client) -> None:
+def test_failures_are_json(http: httpx.Client) -> None:
     response = http.post("/run-aspen-simulation", content=b"{not json")
-    assert response.status_code == 400
-    assert response.json()["error_type"] == "MalformedJSON"
+    assert response.status_code == 201
+    assert response.json()["error_code"] == "MalformedJSON"
+    assert response.json()["error_type"] == "模拟配置写入失败"
+    response = http.post("/run-aspen-simulation", content=b"")
+    assert (response.status_code, response.json()) == (400, {"error": "请求体为空"})
     response = http.get("/no/such/endpoint")
     assert response.status_code == 404
-    assert response.json()["success"] is False
+    assert "error" in response.json()
 
 
 def test_body_larger_than_1_MiB_is_refused(http: httpx.Client) -> None:
@@ -87,22 +121,23 @@ def test_body_larger_than_1_MiB_is_refused(http: httpx.Client) -> None:
     config["setup"]["description"] = "x" * (1024 * 1024)
     response = http.post("/run-aspen-simulation", json=config)
     assert response.status_code == 413
-    assert response.json()["error_type"] == "PayloadTooLarge"
+    assert set(response.json()) == {"error"}
 
 
 def test_concurrent_requests(http: httpx.Client) -> None:
-    """Eight clients at once: every run succeeds with its own id and its own answer."""
+    """Eight clients at once: every run succeeds with its own files and its own answer."""
     temperatures = [40.0 + 5 * k for k in range(8)]
 
     def run(T: float) -> tuple[str, float]:
         config = heater()
         config["blocks_Heater_data"]["H1"]["SPEC_DATA"]["TEMP_VALUE"] = T
-        run_id = http.post("/run-aspen-simulation", json=config).json()["run_id"]
-        return run_id, http.get(f"/api/results/{run_id}").json()["streams"]["PROD"]["temperature_C"]
+        path = http.post("/run-aspen-simulation", json=config).json()["result_file_path"]
+        answer = http.get("/get-aspen-result", params={"file_path": path}).json()
+        return path, stream_value(answer, "PROD", "Temperature")
 
     with ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(run, temperatures))
-    assert len({run_id for run_id, _ in answers}) == 8
+    assert len({path for path, _ in answers}) == 8
     assert [T for _, T in answers] == temperatures
 
 
@@ -125,7 +160,7 @@ async def test_app_embedded_behind_asgi_transport(tmp_path: Path) -> None:
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mock") as client:
         answer = (await client.post("/run-aspen-simulation", json=heater())).json()
         assert answer["success"] is True
-        results = (await client.get(f"/api/results/{answer['run_id']}")).json()
-    assert results["streams"]["PROD"]["temperature_C"] == 80.0
-    assert (tmp_path / f"{answer['run_id']}.json").exists()
+        read = await client.get("/get-aspen-result", params={"file_path": answer["result_file_path"]})
+    assert stream_value(read.json(), "PROD", "Temperature") == 80
+    assert (tmp_path / f"aspen_result_export_{answer['run_id']}.xlsx").exists()
     app.state.service.stop()
