@@ -3,7 +3,10 @@
 Starts ``python -m simulator_mock`` on a free loopback port, then prints p50/p95 latency of
 POST /run-aspen-simulation per flowsheet kind (single unit, 4-unit train, RadFrac column, recycle),
 requests/s of single-unit runs with 8 concurrent clients, and the ratio of the service's p50 to
-calling ``simulator_mock.run_config`` directly in this process on the same flowsheet.
+calling ``simulator_mock.run_config`` directly in this process on the same flowsheet. Every run's time
+includes writing its files (config, output and the .xlsx results workbook); the p50 of building and
+writing the single-unit workbook alone, and of reading it back through GET /get-aspen-result, are
+printed too. The machine's load average is printed with the figures (they mean little on a busy machine).
 
     python benchmarks/simulator_bench.py [--workers 2] [--requests 40] [--duration 8] [--json out.json]
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -30,6 +34,7 @@ sys.path.insert(0, str(REPO))  # run from anywhere, installed or not
 
 from simulator_mock import run_config  # noqa: E402
 from simulator_mock.examples import column, heater, process_train, recycle  # noqa: E402
+from simulator_mock.workbook import write_workbook  # noqa: E402
 
 KINDS: dict[str, Callable[[], dict[str, Any]]] = {
     "single unit (Heater)": heater,
@@ -100,6 +105,31 @@ def time_service(client: httpx.Client, config: dict[str, Any], n: int) -> list[f
         response = client.post("/run-aspen-simulation", json=config)
         times.append((time.perf_counter() - t0) * 1000)
         assert response.status_code == 200, response.text
+        assert response.json()["result_file_path"].endswith(".xlsx")
+    return times
+
+
+def time_read_back(client: httpx.Client, config: dict[str, Any], n: int) -> list[float]:
+    """GET /get-aspen-result of one run's workbook, ``n`` times (after one warm-up read)."""
+    path = client.post("/run-aspen-simulation", json=config).json()["result_file_path"]
+    assert client.get("/get-aspen-result", params={"file_path": path}).status_code == 200
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        response = client.get("/get-aspen-result", params={"file_path": path})
+        times.append((time.perf_counter() - t0) * 1000)
+        assert response.status_code == 200, response.text
+    return times
+
+
+def time_workbook(config: dict[str, Any], n: int, directory: Path) -> list[float]:
+    """Building and writing the results workbook of ``config`` in this process, ``n`` times."""
+    results = run_config(config)
+    times = []
+    for k in range(n):  # a new file each time, as the service writes (ext4 syncs a rename over a file)
+        t0 = time.perf_counter()
+        write_workbook(results, config, directory / f"bench-{k}.xlsx")
+        times.append((time.perf_counter() - t0) * 1000)
     return times
 
 
@@ -168,11 +198,17 @@ def main() -> None:
                             "overhead": statistics.median(service) / statistics.median(engine),
                         }
                     )
+                read_back = time_read_back(client, heater(), args.requests)
+            workbook = time_workbook(heater(), args.requests, Path(results_dir))
             rate, failures = asyncio.run(throughput(url, heater(), args.clients, args.duration))
         finally:
             process.terminate()
             process.wait(timeout=10)
 
+    load = os.getloadavg()
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1/5/15 min)"
+    )
     print(f"service ready (GET /health answers) after {ready_s:.2f} s; workers warm after {warm_s:.2f} s")
     header = ("flowsheet kind", "p50 ms", "p95 ms", "engine p50", "overhead", "vs 1.2x", "p50 target")
     print(
@@ -204,6 +240,10 @@ def main() -> None:
         "(this aggregate hides the light kinds above)"
     )
     print(
+        f"single-unit results workbook: build + write p50 {statistics.median(workbook):.2f} ms (in process, "
+        f"included in the service p50 above); GET /get-aspen-result p50 {statistics.median(read_back):.1f} ms"
+    )
+    print(
         f"throughput, single unit, {args.clients} concurrent clients, {args.workers} workers: "
         f"{rate:.0f} req/s ({failures} failures; target >= 100)"
     )
@@ -217,6 +257,9 @@ def main() -> None:
                     "overhead": overall,
                     "overhead_missed": missed,
                     "req_per_s": rate,
+                    "workbook_write_p50_ms": statistics.median(workbook),
+                    "get_aspen_result_p50_ms": statistics.median(read_back),
+                    "load_average": load,
                 },
                 indent=2,
             )

@@ -46,6 +46,12 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         help=f"engine worker processes; 0 = one thread in the server process (default {defaults.workers})",
     )
     parser.add_argument(
+        "--max-runs-kept",
+        type=int,
+        default=defaults.max_runs_kept,
+        help=f"runs whose files stay in the results folder, older ones deleted ({defaults.max_runs_kept})",
+    )
+    parser.add_argument(
         "--max-body-bytes", type=int, default=defaults.max_body_bytes, help="largest accepted request body"
     )
     parser.add_argument(
@@ -63,6 +69,7 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         port=args.port,
         results_dir=args.results_dir,
         schema_dir=args.schema_dir,
+        max_runs_kept=args.max_runs_kept,
         workers=args.workers,
         max_body_bytes=args.max_body_bytes,
         request_timeout_s=args.timeout,

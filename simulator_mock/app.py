@@ -21,7 +21,7 @@ import asyncio
 import logging
 import multiprocessing
 import re
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -30,7 +30,6 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, Response
@@ -43,7 +42,10 @@ from simulator_mock.settings import Settings
 from simulator_mock.worker import (
     EMPTY_BODY,
     RUN_FAILED,
+    RUN_FILES,
+    RUN_ID_FORMAT,
     Outcome,
+    answer_json,
     init_worker,
     read_result_file,
     simulate_request,
@@ -56,8 +58,8 @@ ENGINE = f"thermo {version('thermo')} + chemicals {version('chemicals')}"
 
 
 def json_response(content: Any, status: int = 200) -> Response:
-    """A JSON response serialised with orjson."""
-    return Response(orjson.dumps(content), status_code=status, media_type="application/json")
+    """A JSON response, keys sorted as the real service's Flask sorts them."""
+    return Response(answer_json(content), status_code=status, media_type="application/json")
 
 
 def now() -> str:
@@ -139,6 +141,7 @@ class Service:
             else SchemaCatalog.packaged()
         )
         self.results: OrderedDict[str, bytes] = OrderedDict()
+        self.kept: deque[str] = deque()  # run ids with files in the results folder, oldest first
         self.executor: Executor | None = None
         self.warm = False
         self.threads_only = settings.workers == 0
@@ -147,6 +150,10 @@ class Service:
     def start(self) -> None:
         """Start the engine pool and warm its workers up in the background."""
         self.settings.results_dir.mkdir(parents=True, exist_ok=True)
+        if not self.kept:  # runs left by an earlier service on this folder count against the bound
+            stems = (p.name[len("config_") : -len(".json")] for p in self.results_root.glob("config_*.json"))
+            self.kept.extend(sorted(s for s in stems if RUN_ID_FORMAT.match(s)))
+            self.prune()
         self.executor = self._new_executor()
         self.warm = False
         count = 1 if self.threads_only else self.settings.workers
@@ -206,11 +213,25 @@ class Service:
         except BrokenExecutor:
             self._pool_broke()
             return run_failure("InternalError", "engine worker crashed")
+        if outcome.run_id is not None:
+            self.kept.append(outcome.run_id)
+            self.prune()
         if outcome.run_id is not None and outcome.results is not None and self.settings.results_cache_size:
             self.results[outcome.run_id] = outcome.results
             while len(self.results) > self.settings.results_cache_size:
                 self.results.popitem(last=False)
         return outcome
+
+    def prune(self) -> None:
+        """Delete the files of the oldest runs beyond ``max_runs_kept``."""
+        while len(self.kept) > self.settings.max_runs_kept:
+            run_id = self.kept.popleft()
+            self.results.pop(run_id, None)
+            for pattern in RUN_FILES:
+                try:
+                    (self.results_root / pattern.format(run_id)).unlink(missing_ok=True)
+                except OSError as exc:
+                    log.warning("could not delete %s of run %s: %s", pattern, run_id, exc)
 
     async def read_results(self, run_id: str) -> bytes | None:
         """Results document of a run (its ``output_<run_id>.json``) from memory or disk; None if unknown."""

@@ -17,6 +17,20 @@ NITROGEN = {"cid": "N2", "name": "N2", "cas_number": "7727-37-9", "database_name
 CO2 = {"cid": "CO2", "name": "CO2", "cas_number": "124-38-9", "database_name": "CARBON-DIOXIDE"}
 
 
+def component(cid: str, chemical: str) -> dict[str, str]:
+    """A component entry for any chemical the database knows (by name or CAS): its formula as the Aspen
+    alias, its CAS number and its upper-case name as the databank name."""
+    from chemicals.identifiers import CAS_from_any, search_chemical
+
+    cas = CAS_from_any(chemical)
+    return {
+        "cid": cid,
+        "name": search_chemical(cas).formula,
+        "cas_number": cas,
+        "database_name": chemical.upper(),
+    }
+
+
 def feed(T_C: float, P_bar: float, flows_kmol_hr: dict[str, float]) -> dict[str, Any]:
     """A TP feed given as component molar flows [kmol/hr] (TOTFLOW is their sum)."""
     flow: dict[str, Any] = {
@@ -210,7 +224,7 @@ def sep() -> Config:
         [METHANOL, WATER],
         "NRTL",
         {"S1": "Sep"},
-        {"S1": {"FEED-1": "F(IN)", "TOP-1": "O(OUT)", "BOT-1": "O(OUT)"}},
+        {"S1": {"FEED-1": "F(IN)", "TOP-1": "P(OUT)", "BOT-1": "P(OUT)"}},
         {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
         blocks_Sep_data={
             "S1": {
@@ -313,21 +327,25 @@ def shortcut_column() -> Config:
     )
 
 
-def column(stages: int = 15, feed_stage: int = 8, reflux: float = 1.5, d_to_f: float = 0.5) -> Config:
-    """Methanol/water 50/50 in a RadFrac column with total condenser at 1 atm (NRTL)."""
+def column(
+    stages: int = 15, feed_stage: int = 8, reflux: float = 1.5, d_to_f: float = 0.5, condenser: str = "TOTAL"
+) -> Config:
+    """Methanol/water 50/50 in a RadFrac column at 1 atm (NRTL); total (LD(OUT)) or partial-vapour
+    (VD(OUT)) condenser."""
+    d_port, d_phase = ("LD(OUT)", "L") if condenser == "TOTAL" else ("VD(OUT)", "V")
     return flowsheet(
         "Methanol-water column",
         [METHANOL, WATER],
         "NRTL",
         {"C1": "RadFrac"},
-        {"C1": {"FEED-1": "F(IN)", "DIST-1": "LD(OUT)", "BTMS-1": "B(OUT)"}},
+        {"C1": {"FEED-1": "F(IN)", "DIST-1": d_port, "BTMS-1": "B(OUT)"}},
         {"FEED-1": feed(60.0, 1.2, {"MEOH": 50.0, "WATER": 50.0})},
         blocks_RadFrac_data={
             "C1": {
                 "CONFIG_DATA": {
                     "CALC_MODE": "EQUILIBRIUM",
                     "NSTAGE": stages,
-                    "CONDENSER": "TOTAL",
+                    "CONDENSER": condenser,
                     "REBOILER": "KETTLE",
                     "CONV_METH": "STANDARD",
                     "NO_PHASE": 2,
@@ -341,7 +359,7 @@ def column(stages: int = 15, feed_stage: int = 8, reflux: float = 1.5, d_to_f: f
                     {"FEED_STAGE": "FEED-1", "FEED_STAGE_VALUE": feed_stage, "FEED_CONVEN": "ABOVE-STAGE"}
                 ],
                 "PROD_STAGE_DATA": [
-                    {"PROD_STAGE": "DIST-1", "PROD_STAGE_VALUE": 1, "PROD_PHASE": "L"},
+                    {"PROD_STAGE": "DIST-1", "PROD_STAGE_VALUE": 1, "PROD_PHASE": d_phase},
                     {"PROD_STAGE": "BTMS-1", "PROD_STAGE_VALUE": stages, "PROD_PHASE": "L"},
                 ],
                 "PRES_DATA": {
@@ -403,7 +421,7 @@ def recycle(method: str = "WEGSTEIN") -> Config:
             "M1": {"FEED-1": "F(IN)", "RCY-1": "F(IN)", "MIX-1": "P(OUT)"},
             "H1": {"MIX-1": "F(IN)", "HOT-1": "P(OUT)"},
             "F1": {"HOT-1": "F(IN)", "VAP-1": "V(OUT)", "LIQ-1": "L(OUT)"},
-            "S1": {"LIQ-1": "F(IN)", "RCY-1": "O(OUT)", "PURGE-1": "O(OUT)"},
+            "S1": {"LIQ-1": "F(IN)", "RCY-1": "P(OUT)", "PURGE-1": "P(OUT)"},
         },
         {"FEED-1": feed(25.0, 1.01325, {"MEOH": 40.0, "WATER": 60.0})},
         blocks_Heater_data={"H1": {"SPEC_DATA": tp(82.0)}},

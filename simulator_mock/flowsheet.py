@@ -16,6 +16,7 @@ from simulator_mock.property_package import (
     get_property_package,
     resolve_component,
 )
+from simulator_mock.schema_registry import schema
 from simulator_mock.streams import Stream, feed_stream, flash_stream
 from simulator_mock.time_budget import check_time
 from simulator_mock.topology import Step, Topology, build_topology, calculation_order
@@ -59,6 +60,19 @@ def _components(config: dict[str, Any], warnings: list[str]) -> tuple[list[str],
     return cids, tuple(CASs)
 
 
+def _note_ignored_sections(config: dict[str, Any], warnings: list[str]) -> None:
+    """Top-level keys the real service does not read are accepted (its schema allows them) and named in
+    a warning, so that a misspelt section is not silently lost."""
+    properties = schema("base")["properties"]
+    for key in config:
+        if key not in properties and not (key.startswith("blocks_") and key.endswith("_data")):
+            warnings.append(f"{key}: not a section of the config; ignored (as by the Aspen service)")
+    setup = config.get("setup")
+    for key in setup if isinstance(setup, dict) else ():
+        if key not in properties["setup"]["properties"]:
+            warnings.append(f"setup.{key}: not a setup option; ignored (as by the Aspen service)")
+
+
 class Flowsheet:
     """A checked flowsheet ready to solve.
 
@@ -70,6 +84,7 @@ class Flowsheet:
     def __init__(self, config: dict[str, Any]) -> None:
         self.config = config
         self.warnings: list[str] = []
+        _note_ignored_sections(config, self.warnings)
         method = _basis_method(config)
         self.cids, CASs = _components(config, self.warnings)
         self.package: PropertyPackage = get_property_package(CASs, method)

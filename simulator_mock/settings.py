@@ -44,6 +44,14 @@ class Settings(BaseSettings):
     request_timeout_s: float = Field(
         120.0, gt=0, description="A simulation still running after this is reported failed."
     )
+    max_runs_kept: int = Field(
+        10000,
+        ge=1,
+        description=(
+            "Runs whose files stay in results_dir; past it the oldest run's files are deleted (runs are "
+            "ordered by their time-stamped ids, also across restarts)."
+        ),
+    )
     results_cache_size: int = Field(
         1000, ge=0, description="Results documents kept in memory for GET /api/results/{run_id}."
     )

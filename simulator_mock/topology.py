@@ -47,7 +47,7 @@ class Step:
 
 
 def _stream_names(config: dict[str, Any]) -> list[str]:
-    names = [s if isinstance(s, str) else s["name"] for s in config["streams"]]
+    names: list[str] = list(config["streams"])  # stream names (schema-valid: strings)
     seen: set[str] = set()
     for name in names:
         if name in seen:

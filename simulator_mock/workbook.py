@@ -455,27 +455,22 @@ def _stream_summary(results: dict[str, Any]) -> list[list[Any]]:
         ("Mass Enthalpy", MASS_ENTHALPY, per_stream(mass_enthalpy)),
         ("Enthalpy Flow", POWER, per_stream(lambda d: d.get("enthalpy_flow_kW"))),
         ("Average MW", None, per_stream(lambda d: d["mass_flow_kg_hr"] / d["molar_flow_kmol_hr"])),
-        ("Mole Flows", MOLAR_FLOW, per_stream(lambda d: d.get("molar_flow_kmol_hr"), False)),
     ]
-    for cid in cids:
-        table.append(
-            (cid, MOLAR_FLOW, per_stream(lambda d, c=cid: d["component_flows_kmol_hr"].get(c, 0.0), False))
-        )
-    table.append(("Mole Fractions", None, [None] * len(docs)))
-    for cid in cids:
-        table.append((cid, None, per_stream(lambda d, c=cid: d["mole_fractions"].get(c, 0.0))))
-    table.append(("Mass Flows", MASS_FLOW, per_stream(lambda d: d.get("mass_flow_kg_hr"), False)))
-    for cid in cids:
-        table.append(
-            (
-                cid,
-                MASS_FLOW,
-                per_stream(lambda d, c=cid: d["component_flows_kmol_hr"].get(c, 0.0) * MWs[c], False),
-            )
-        )
-    table.append(("Mass Fractions", None, [None] * len(docs)))
-    for cid in cids:
-        table.append((cid, None, per_stream(lambda d, c=cid: d["mass_fractions"].get(c, 0.0))))
+
+    def component(key: str, cid: str, scale: float = 1.0) -> Callable[[dict[str, Any]], Any]:
+        return lambda d: d[key].get(cid, 0.0) * scale
+
+    def section(title: str, unit: str | None, total: str | None, key: str, weighted: bool = False) -> None:
+        values = per_stream(lambda d: d.get(total), False) if total else [None] * len(docs)
+        table.append((title, unit, values))
+        for cid in cids:
+            get = component(key, cid, MWs[cid] if weighted else 1.0)
+            table.append((cid, unit, per_stream(get, only_flowing=key.endswith("fractions"))))
+
+    section("Mole Flows", MOLAR_FLOW, "molar_flow_kmol_hr", "component_flows_kmol_hr")
+    section("Mole Fractions", None, None, "mole_fractions")
+    section("Mass Flows", MASS_FLOW, "mass_flow_kg_hr", "component_flows_kmol_hr", weighted=True)
+    section("Mass Fractions", None, None, "mass_fractions")
     rows.extend([label, unit, *values] for label, unit, values in table)
     return rows
 
@@ -493,7 +488,8 @@ def _blocks(results: dict[str, Any], config: dict[str, Any]) -> list[tuple[str, 
     out = []
     for name in names:
         block = _Block(name, docs[name], cids=cids, MWs=MWs)
-        ports = connections.get(name) if isinstance(connections.get(name), dict) else {}
+        found = connections.get(name)
+        ports: dict[str, Any] = found if isinstance(found, dict) else {}
         for stream, port in ports.items():
             if stream not in streams or not isinstance(port, str):
                 continue

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,7 +26,7 @@ from typing import Any
 import orjson
 
 from simulator_mock.engine import run_config
-from simulator_mock.errors import InternalError, SimulationError
+from simulator_mock.errors import InternalError, MalformedRequestError, SimulationError
 from simulator_mock.results import dumps, write_file
 from simulator_mock.schema_registry import parse_body
 from simulator_mock.workbook import write_workbook
@@ -46,7 +47,8 @@ class Outcome:
 
     Attributes:
         status: HTTP status. body: JSON response bytes.
-        run_id: id of a converged run (None otherwise). results: its results document bytes (None otherwise).
+        run_id: id of the run whose files were written (None when none were).
+        results: the results document bytes of a converged run (None otherwise).
     """
 
     status: int
@@ -66,11 +68,29 @@ def init_worker() -> None:
 
     with _LOCK:
         warm_up()
+    import openpyxl  # noqa: F401  (what /get-aspen-result reads workbooks with, through pandas)
+    import pandas  # noqa: F401
 
 
 def warm() -> bool:
     """A no-op task that makes the pool start (and warm up) a worker."""
     return True
+
+
+#: A run id made by :func:`new_run_id` (only files named after one are ever deleted by the service).
+RUN_ID_FORMAT = re.compile(r"^[0-9]{8}_[0-9]{6}_[0-9a-f]{12}$")
+#: The files of a run, by name pattern (``{}`` is the run id).
+RUN_FILES = ("config_{}.json", "output_{}.json", "aspen_result_export_{}.xlsx")
+
+
+def answer_json(content: Any) -> bytes:
+    """An answer's JSON bytes with keys sorted at every level, as the real service's Flask sends them
+    (``app.json.sort_keys`` is true by default), so a client reads the same text from both; NaN -> null."""
+    return orjson.dumps(
+        content,
+        default=str,
+        option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS,
+    )
 
 
 def new_run_id() -> str:
@@ -96,10 +116,8 @@ def failure(error: SimulationError, **paths: str) -> dict[str, Any]:
     }
 
 
-def _is_empty(body: bytes) -> bool:
-    """True for what the real service calls an empty body: nothing, or a JSON value that is falsy."""
-    if not body.strip():
-        return True
+def _falsy_json(body: bytes) -> bool:
+    """True for a body that is a JSON value other than an object, and falsy ([], null, 0, "", false)."""
     try:
         return not orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -107,22 +125,33 @@ def _is_empty(body: bytes) -> bool:
 
 
 def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None = None) -> Outcome:
-    """Run one /run-aspen-simulation request and write its files; never raises."""
-    if _is_empty(body):
-        return Outcome(400, orjson.dumps({"error": EMPTY_BODY}))
+    """Run one /run-aspen-simulation request and write its files; never raises.
+
+    What the real service calls an empty body (nothing, or a falsy JSON value such as ``{}``) is answered
+    400 ``{"error"}`` before any file is written.
+    """
+    empty = Outcome(400, answer_json({"error": EMPTY_BODY}))
+    if not body.strip():
+        return empty
     directory = Path(results_dir)
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        run_id = new_run_id()
         config: dict[str, Any] = {}
         parse_error: SimulationError | None = None
         try:
             config = parse_body(body)
+            if not config:
+                return empty
             stored = orjson.dumps(config, option=orjson.OPT_INDENT_2)
-        except SimulationError as error:  # not a JSON object, or a NaN: stored as received
+        except MalformedRequestError as error:  # not a JSON object: stored as received
+            if _falsy_json(body):
+                return empty
+            parse_error, stored = error, body
+        except SimulationError as error:  # e.g. a NaN
             parse_error, stored = error, body
         except TypeError:  # an integer beyond 64 bits, which orjson does not encode: stored as received
             stored = body
+        directory.mkdir(parents=True, exist_ok=True)
+        run_id = new_run_id()
         paths = {
             "aspen_file_path": str((directory / f"output_{run_id}.json").resolve()),
             "config_file_path": str(write_file(stored, directory / f"config_{run_id}.json")),
@@ -135,7 +164,7 @@ def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None =
             answer = failure(error, **paths)
             record = {"run_id": run_id, "created": datetime.now(UTC).isoformat(), **answer}
             write_file(orjson.dumps(record), Path(paths["aspen_file_path"]))
-            return Outcome(201, orjson.dumps(answer))
+            return Outcome(201, answer_json(answer), run_id)
         content = dumps(results)
         write_file(content, Path(paths["aspen_file_path"]))
         result_path = write_workbook(results, config, directory / f"aspen_result_export_{run_id}.xlsx")
@@ -152,11 +181,11 @@ def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None =
             "run_id": run_id,
             "warnings": warnings,
         }
-        return Outcome(200, orjson.dumps(response), run_id, content)
+        return Outcome(200, answer_json(response), run_id, content)
     except Exception as exc:  # the service must answer, whatever happened
         log.exception("unexpected failure in a simulation request")
-        error = InternalError(f"unexpected {type(exc).__name__}: {exc}")
-        return Outcome(201, orjson.dumps(failure(error)))
+        broken = InternalError(f"unexpected {type(exc).__name__}: {exc}")
+        return Outcome(201, answer_json(failure(broken)))
 
 
 def read_result_file(path: str, shown_path: str) -> bytes:
@@ -199,4 +228,4 @@ def read_result_file(path: str, shown_path: str) -> bytes:
         "data": data,
     }
     # NaN that pandas leaves in string / float columns is written as null (the mock never emits NaN)
-    return orjson.dumps(answer, default=str, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
+    return answer_json(answer)

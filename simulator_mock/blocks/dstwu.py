@@ -68,6 +68,12 @@ class DSTWU(Block):
         if self.lk == self.hk:
             raise SpecificationError(f"{where}: LIGHTKEY and HEAVYKEY are the same component")
         self.rec_lk, self.rec_hk = float(spec["RECOVL"]), float(spec["RECOVH"])
+        for key, value in (("RECOVL", self.rec_lk), ("RECOVH", self.rec_hk)):
+            if not 0.0 < value < 1.0:
+                raise SpecificationError(
+                    f"{where}.{key}: recovery {value:g} must lie strictly between 0 and 1 (a perfect split "
+                    "needs infinitely many stages)"
+                )
         if self.rec_hk >= self.rec_lk:
             raise SpecificationError(
                 f"{where}: RECOVH ({self.rec_hk:g}) must be below RECOVL ({self.rec_lk:g})"

@@ -16,7 +16,11 @@ class Heater(Block):
     type_name = "Heater"
 
     def parse(self, data: dict[str, Any]) -> None:
-        self.spec = OutletSpec.parse(data["SPEC_DATA"], f"{self.where}.SPEC_DATA")
+        self.spec = OutletSpec.parse(
+            data["SPEC_DATA"],
+            f"{self.where}.SPEC_DATA",
+            offered=("TP", "PD", "TV", "PV", "PDT", "DTV", "PDEGSUB", "PDEGSUP"),
+        )
 
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"])

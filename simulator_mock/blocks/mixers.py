@@ -39,8 +39,9 @@ class FSplit(Block):
     """Stream splitter (Aspen ``FSplit``): outlets share the feed's composition and state."""
 
     type_name = "FSplit"
-    outlet_ports: ClassVar[dict[str, Cardinality]] = {"O(OUT)": (2, None)}
-    port_aliases: ClassVar[dict[str, str]] = {"P(OUT)": "O(OUT)"}
+    # Aspen's outlet port of FSplit and Sep is P(OUT), one stream per branch (the real enum's O(OUT) belongs
+    # to other blocks; the service would fail to connect it here).
+    outlet_ports: ClassVar[dict[str, Cardinality]] = {"P(OUT)": (2, None)}
 
     def parse(self, data: dict[str, Any]) -> None:
         spec = data["SPEC_DATA"]
@@ -51,7 +52,7 @@ class FSplit(Block):
                     f"{where}.{key}: the mock splits by fraction of the total feed only (FRAC); {key} is not "
                     "simulated"
                 )
-        outlets = self.outlets.get("O(OUT)", [])
+        outlets = self.outlets.get("P(OUT)", [])
         fracs: dict[str, float] = {}
         for stream, entry in (spec.get("FRAC") or {}).items():
             if entry.get("FRAC_VALUE") is None:

@@ -68,10 +68,17 @@ class OutletSpec:
     degsup: float | None
 
     @classmethod
-    def parse(cls, spec: dict[str, Any], where: str, refused: dict[str, str] | None = None) -> OutletSpec:
+    def parse(
+        cls,
+        spec: dict[str, Any],
+        where: str,
+        offered: tuple[str, ...],
+        refused: dict[str, str] | None = None,
+    ) -> OutletSpec:
         """Read a SPEC_DATA object (schema-valid) found at config path ``where``.
 
         Args:
+            offered: the SPEC_OPT values of the block's schema part that the mock simulates (for the hint).
             refused: extra SPEC_OPT values this block refuses, with the reason.
 
         Raises:
@@ -83,7 +90,7 @@ class OutletSpec:
             raise UnsupportedOptionError(
                 f"{where}.SPEC_OPT: {kind} is not simulated by the mock "
                 f"({reasons.get(kind, 'unknown option')}); "
-                f"use one of {', '.join(k for k in SIMULATED if k not in reasons)}"
+                f"use one of {', '.join(offered)}"
             )
         T = read_pair(spec, "TEMP_VALUE", "TEMP_UNITS", "temperature", where)
         dT = read_pair(spec, "DELT_VALUE", "DELT_UNITS", "delta_temperature", where)

@@ -27,9 +27,9 @@ def _outlet_pressure(block: Block, spec: dict[str, Any]) -> float:
 
 
 #: Centrifugal-pump efficiency correlation (Seider, Seader, Lewin & Widagdo, Product and Process Design
-#: Principles, 3rd ed., eq. 22.14): eta = -0.316 + 0.24015 ln Q - 0.01199 (ln Q)^2, Q in US gpm, fitted for
-#: 50-5000 gpm (clamped outside). It stands in for Aspen's built-in efficiency curve for water in a standard
-#: centrifugal pump, which Aspen applies when no efficiency is given (the real schema has no efficiency).
+#: Principles, chapter on equipment costing): eta = -0.316 + 0.24015 ln Q - 0.01199 (ln Q)^2, Q in US gpm,
+#: fitted for 50-5000 gpm (clamped outside). It stands in for Aspen's built-in efficiency curve for water in
+#: a standard centrifugal pump, which Aspen applies when no efficiency is given (the real schema has none).
 _GPM_PER_M3_HR = 4.402867539
 _PUMP_FLOW_RANGE_GPM = (50.0, 5000.0)
 

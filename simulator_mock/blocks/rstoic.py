@@ -41,6 +41,7 @@ class RStoic(Block):
         self.spec = OutletSpec.parse(
             data["SPEC_DATA"],
             f"{self.where}.SPEC_DATA",
+            offered=("TP", "DP", "TV", "PV"),
             refused={"DTV": "the RStoic part has no temperature-change field (DELT_VALUE) to go with it"},
         )
         reac = data["REAC_DATA"]

@@ -21,7 +21,9 @@ class Flash2(Block):
     outlet_ports: ClassVar[dict[str, Cardinality]] = {"V(OUT)": (1, 1), "L(OUT)": (1, 1)}
 
     def parse(self, data: dict[str, Any]) -> None:
-        self.spec = OutletSpec.parse(data["SPEC_DATA"], f"{self.where}.SPEC_DATA")
+        self.spec = OutletSpec.parse(
+            data["SPEC_DATA"], f"{self.where}.SPEC_DATA", offered=("TP", "PD", "TV", "PV")
+        )
 
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"])
@@ -57,11 +59,12 @@ class Sep(Block):
     """Component separator (Aspen ``Sep``): split fractions or flows per component and outlet."""
 
     type_name = "Sep"
-    outlet_ports: ClassVar[dict[str, Cardinality]] = {"O(OUT)": (2, None)}
-    port_aliases: ClassVar[dict[str, str]] = {"P(OUT)": "O(OUT)"}
+    # Aspen's outlet port of FSplit and Sep is P(OUT), one stream per branch (the real enum's O(OUT) belongs
+    # to other blocks; the service would fail to connect it here).
+    outlet_ports: ClassVar[dict[str, Cardinality]] = {"P(OUT)": (2, None)}
 
     def parse(self, data: dict[str, Any]) -> None:
-        outlets = self.outlets.get("O(OUT)", [])
+        outlets = self.outlets.get("P(OUT)", [])
         n = len(self.ctx.cids)
         # per outlet: ("frac"|"flow", value) per component index
         specs: dict[str, dict[int, tuple[str, float]]] = {s: {} for s in outlets}

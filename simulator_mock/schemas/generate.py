@@ -46,7 +46,10 @@ def units(what: str, allowed: list[str], default_note: str = "") -> dict[str, An
 
 
 def when(field: str, value: str, required: list[str]) -> dict[str, Any]:
-    return {"if": {"properties": {field: {"const": value}}}, "then": {"required": required}}
+    return {
+        "if": {"properties": {field: {"const": value}}, "required": [field]},
+        "then": {"required": required},
+    }
 
 
 def section(
@@ -75,7 +78,7 @@ def block_entry(props: dict[str, Any], required: list[str], closed: bool, desc: 
 
 PORTS = {
     "F(IN)": "feed inlet of any block (a block may have several)",
-    "P(OUT)": "product outlet of single-outlet blocks (Mixer, Heater, Pump, Valve, Compr, RStoic); an outlet of FSplit and Sep",
+    "P(OUT)": "product outlet of single-outlet blocks (Mixer, Heater, Pump, Valve, Compr, RStoic); every outlet of FSplit and Sep (one stream per branch)",
     "V(OUT)": "vapour outlet of Flash2",
     "L(OUT)": "liquid outlet of Flash2",
     "L1(OUT)": "first liquid outlet (three-phase blocks; none of the mock's blocks uses it)",
@@ -84,7 +87,7 @@ PORTS = {
     "LD(OUT)": "liquid distillate of RadFrac (total condenser)",
     "B(OUT)": "bottoms of a column (RadFrac, DSTWU)",
     "D(OUT)": "distillate of DSTWU (mock addition: Aspen's DSTWU port, missing from the real enum)",
-    "O(OUT)": "an outlet of FSplit or Sep",
+    "O(OUT)": "overhead outlet of blocks the mock does not simulate (Sep2); not a port of FSplit or Sep",
     "H(IN)": "hot-side inlet of HeatX (mock addition: Aspen's port, missing from the real enum)",
     "H(OUT)": "hot-side outlet of HeatX (mock addition)",
     "C(IN)": "cold-side inlet of HeatX (mock addition)",
@@ -93,13 +96,13 @@ PORTS = {
 
 BLOCK_DESCRIPTIONS = {
     "Mixer": "Adiabatic mixer. Ports: F(IN) one or more, P(OUT) one.",
-    "FSplit": "Splitter: outlets share the feed's composition and state. Ports: F(IN) one or more, P(OUT) or O(OUT) two or more.",
+    "FSplit": "Splitter: outlets share the feed's composition and state. Ports: F(IN) one or more, P(OUT) two or more.",
     "Heater": "Heater or cooler bringing the mixed feed to a specified outlet state. Ports: F(IN) one or more, P(OUT) one.",
     "Pump": "Liquid pump or hydraulic turbine. Ports: F(IN) one or more, P(OUT) one.",
     "Valve": "Valve: adiabatic flash to a specified outlet pressure. Ports: F(IN) one or more, P(OUT) one.",
     "Compr": "Compressor or gas turbine (isentropic model). Ports: F(IN) one or more, P(OUT) one.",
-    "Flash2": "Two-phase flash drum. Ports: F(IN) one or more, V(OUT) one, L(OUT) one.",
-    "Sep": "Component separator with per-component split fractions. Ports: F(IN) one or more, P(OUT) or O(OUT) two or more.",
+    "Flash2": "Two-phase flash drum: the mixed feed settles to vapour-liquid equilibrium at the specified conditions. Ports: F(IN) one or more, V(OUT) one (vapour), L(OUT) one (liquid).",
+    "Sep": "Component separator with per-component split fractions. Ports: F(IN) one or more, P(OUT) two or more.",
     "HeatX": "Two-stream heat exchanger (shortcut). Ports: H(IN), H(OUT), C(IN), C(OUT), one each.",
     "RStoic": "Stoichiometric reactor (conversion or extent per reaction). Ports: F(IN) one or more, P(OUT) one.",
     "DSTWU": "Shortcut distillation (Fenske, Underwood, Gilliland). Ports: F(IN) one or more, D(OUT) one, B(OUT) one.",
@@ -227,8 +230,8 @@ def base(block_types: list[str]) -> dict[str, Any]:
             "List the components and one basis property method, the blocks and the stream names, connect them in "
             "block_connections ({block: {stream: port}}), give stream_data for every feed stream (a stream no "
             "block produces) and one blocks_<Type>_data section per block type used (see the part named after "
-            "the type). Sections reactions, design_specs and convergence are not simulated by the mock: a "
-            "non-empty one is refused (UnsupportedOption)."
+            "the type). convergence sets how recycle loops are converged. The sections reactions, design_specs "
+            "and henry_components are not simulated by the mock: a non-empty one is refused (UnsupportedOption)."
         ),
         "type": "object",
         "required": [
@@ -248,6 +251,7 @@ def base(block_types: list[str]) -> dict[str, Any]:
             "components": {
                 "type": "array",
                 "description": "Chemical components. cid is the id used everywhere else in the config; the chemical is looked up by cas_number, then database_name, then name.",
+                "minItems": 1,
                 "items": {
                     "type": "object",
                     "required": ["cid", "name", "cas_number", "database_name"],
@@ -685,9 +689,9 @@ def pump() -> dict[str, Any]:
         "type": "object",
         "description": (
             "Pump specification. No efficiency field exists: Aspen then takes the efficiency from its curve for "
-            "water in a standard centrifugal pump, a function of the volumetric flow; the mock uses the "
-            "published centrifugal-pump efficiency correlation described in docs/dialect_decisions.md and "
-            "reports the value (efficiency). Driver efficiency is 1."
+            "water in a standard centrifugal pump, a function of the volumetric flow. The mock uses a published "
+            "centrifugal-pump correlation (Seider et al.): about 0.44 up to 11 m3/hr, rising to 0.86 at 1100 m3/hr "
+            "and above; the results report it as efficiency. Driver efficiency is 1."
         ),
         "properties": {
             "PUMP_TYPE": string(
@@ -1003,8 +1007,8 @@ def dstwu() -> dict[str, Any]:
     )
 
 
-COL_FLOW_UNITS = ["kg/hr", "kmol/hr", "m3/hr", "lb/hr"]
-COL_P_UNITS = ["atm", "bar", "kPa", "MPa", "psi"]
+COL_FLOW_UNITS = ["kg/hr", "kmol/hr"]
+COL_P_UNITS = ["atm", "bar", "kPa", "MPa"]
 
 
 def _op(spec_type: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -1024,11 +1028,12 @@ def radfrac() -> dict[str, Any]:
         return string(f"Basis of {what}: MOLE or MASS (the mock simulates MOLE).", ["MOLE", "MASS"])
 
     def flow_units(what: str) -> dict[str, Any]:
-        return string(f"Unit of {what}: kmol/hr (kg/hr, m3/hr and lb/hr are refused).", COL_FLOW_UNITS)
+        return string(
+            f"Unit of {what}: kmol/hr (kg/hr goes with a MASS basis, refused: UnsupportedOption; m3/hr and lb/hr cannot be written by the Aspen service).",
+            COL_FLOW_UNITS,
+        )
 
-    duty_units = string(
-        "Unit of the duty: kW (MW and W cannot be written by the Aspen service).", ["kW", "MW", "W"]
-    )
+    duty_units = string("Unit of the duty: kW (MW and W cannot be written by the Aspen service).", ["kW"])
     op_items = [
         _op(
             "RR",

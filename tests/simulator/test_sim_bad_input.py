@@ -10,7 +10,17 @@ import pytest
 from fastapi.testclient import TestClient
 
 from simulator_mock import SimulationError, run_config
-from simulator_mock.examples import column, feed, flash_drum, heater, pump, recycle, shortcut_column, valve
+from simulator_mock.examples import (
+    MIXER_DEFAULTS,
+    column,
+    feed,
+    flash_drum,
+    heater,
+    pump,
+    recycle,
+    shortcut_column,
+    valve,
+)
 
 Mutation = Callable[[dict[str, Any]], None]
 
@@ -37,7 +47,7 @@ def _drop(path: str) -> Mutation:
     return mutate
 
 
-FEED_T = "stream_data/FEED/temperature/TEMP_VALUE"
+FEED_T = "stream_data/FEED-1/temperature/TEMP_VALUE"
 H1_SPEC = "blocks_Heater_data/H1/SPEC_DATA"
 
 # (case, base config, mutation, error_type, status, words the message must contain)
@@ -45,7 +55,7 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "unknown component",
         heater,
-        _set("components/0", {"cid": "X", "name": "unobtainium"}),
+        _set("components/0", {"cid": "X", "name": "Ux", "cas_number": "", "database_name": "unobtainium"}),
         "UnknownComponent",
         400,
         ["X", "unobtainium"],
@@ -53,7 +63,7 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "unknown CAS number",
         heater,
-        _set("components/0", {"cid": "WATER", "cas_number": "1234-56-7"}),
+        _set("components/0", {"cid": "WATER", "name": "", "cas_number": "1234-56-7", "database_name": ""}),
         "UnknownComponent",
         400,
         ["1234-56-7"],
@@ -69,7 +79,13 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "two basis methods",
         heater,
-        _set("property_methods", [{"method_name": "NRTL"}, {"method_name": "IDEAL"}]),
+        _set(
+            "property_methods",
+            [
+                {"method_name": "NRTL", "is_basis_method": True},
+                {"method_name": "IDEAL", "is_basis_method": True},
+            ],
+        ),
         "UnknownPropertyMethod",
         400,
         ["is_basis_method"],
@@ -77,7 +93,7 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "stream to a missing block",
         heater,
-        _set("block_connections/H9", {"FEED": "F(IN)"}),
+        _set("block_connections/H9", {"FEED-1": "F(IN)"}),
         "UnknownBlock",
         400,
         ["H9"],
@@ -85,15 +101,15 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "undeclared stream",
         heater,
-        _set("block_connections/H1/GHOST", "P(OUT)"),
+        _set("block_connections/H1/GHOST-1", "P(OUT)"),
         "UnknownStream",
         400,
-        ["GHOST"],
+        ["GHOST-1"],
     ),
     (
         "missing port",
         heater,
-        _set("block_connections/H1/PROD", "V(OUT)"),
+        _set("block_connections/H1/PROD-1", "V(OUT)"),
         "UnknownPort",
         400,
         ["H1", "V(OUT)", "P(OUT)"],
@@ -101,7 +117,7 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "block without outlet",
         heater,
-        _set("block_connections/H1", {"FEED": "F(IN)"}),
+        _set("block_connections/H1", {"FEED-1": "F(IN)"}),
         "BlockWithoutOutlet",
         400,
         ["H1"],
@@ -109,7 +125,7 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "flash drum without liquid outlet",
         flash_drum,
-        _drop("block_connections/F1/LIQ"),
+        _drop("block_connections/F1/LIQ-1"),
         "MissingPort",
         400,
         ["F1", "L(OUT)"],
@@ -120,23 +136,23 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
         _set("stream_data", {}),
         "MissingStreamData",
         400,
-        ["FEED", "stream_data"],
+        ["FEED-1", "stream_data"],
     ),
     (
         "stream_data of a missing stream",
         heater,
-        _set("stream_data/NOPE", feed(25.0, 1.0, {"WATER": 1.0})),
+        _set("stream_data/NOPE-1", feed(25.0, 1.0, {"WATER": 1.0})),
         "UnknownStream",
         400,
-        ["NOPE"],
+        ["NOPE-1"],
     ),
     (
         "unconnected stream",
         heater,
-        _set("streams", [{"name": "FEED"}, {"name": "PROD"}, {"name": "LOST"}]),
+        _set("streams", ["FEED-1", "PROD-1", "LOST-1"]),
         "UnconnectedStream",
         400,
-        ["LOST"],
+        ["LOST-1"],
     ),
     (
         "duplicate block",
@@ -149,36 +165,46 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "negative component flow",
         heater,
-        _set("stream_data/FEED/flow/FLOW_VALUE/WATER", -5.0),
+        _set("stream_data/FEED-1/flow/WATER/FLOW_VALUE", -5.0),
         "SchemaValidationError",
         400,
-        ["stream_data.FEED.flow.FLOW_VALUE.WATER", "minimum"],
+        ["stream_data.FEED-1.flow.WATER.FLOW_VALUE", "minimum"],
     ),
     (
         "negative total flow",
         heater,
         _set(
-            "stream_data/FEED/flow", {"BASIS": "MOLE-FRAC", "TOTFLOW_VALUE": -1, "FLOW_VALUE": {"WATER": 1}}
+            "stream_data/FEED-1/flow",
+            {
+                "FLOWBASE": "MOLE",
+                "TOTFLOW_VALUE": -1,
+                "TOTFLOW_UNITS": "kmol/hr",
+                "BASIS": "MOLE-FRAC",
+                "WATER": {"FLOW_VALUE": 1, "FLOW_UNITS": "", "FLOW_BASIS": "MOLE-FRAC"},
+            },
         ),
-        "SchemaValidationError",
+        "InvalidSpecification",
         400,
         ["TOTFLOW_VALUE"],
     ),
     (
         "zero flow",
         heater,
-        _set("stream_data/FEED/flow/FLOW_VALUE/WATER", 0.0),
+        _set("stream_data/FEED-1/flow/WATER/FLOW_VALUE", 0.0),
         "InvalidSpecification",
         400,
-        ["stream_data.FEED.flow"],
+        ["stream_data.FEED-1.flow"],
     ),
     (
         "unknown component in a feed",
         heater,
-        _set("stream_data/FEED/flow/FLOW_VALUE/ETOH", 1.0),
-        "InvalidSpecification",
+        _set(
+            "stream_data/FEED-1/flow/ETOH",
+            {"FLOW_VALUE": 1.0, "FLOW_UNITS": "kmol/hr", "FLOW_BASIS": "MOLE-FLOW"},
+        ),
+        "UnknownComponent",
         400,
-        ["ETOH"],
+        ["stream_data.FEED-1.flow.ETOH"],
     ),
     (
         "NaN",
@@ -186,7 +212,7 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
         _set(FEED_T, float("nan")),
         "InvalidNumber",
         400,
-        ["stream_data.FEED.temperature.TEMP_VALUE"],
+        ["stream_data.FEED-1.temperature.TEMP_VALUE"],
     ),
     (
         "infinity",
@@ -199,7 +225,7 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "unknown unit",
         heater,
-        _set("stream_data/FEED/pressure/PRES_UNITS", "bara"),
+        _set("stream_data/FEED-1/pressure/PRES_UNITS", "bara"),
         "UnknownUnit",
         400,
         ["PRES_UNITS", "bara"],
@@ -207,7 +233,10 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "unknown duty unit",
         heater,
-        _set(H1_SPEC, {"SPEC_OPT": "PQ", "PRES_VALUE": 1, "DUTY_VALUE": 5, "DUTY_UNITS": "BTU"}),
+        _set(
+            H1_SPEC,
+            {"SPEC_OPT": "PD", "PRES_VALUE": 1, "PRES_UNITS": "bar", "DUTY_VALUE": 5, "DUTY_UNITS": "BTU"},
+        ),
         "UnknownUnit",
         400,
         ["DUTY_UNITS"],
@@ -218,7 +247,7 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
         _set(FEED_T, -300.0),
         "OutOfPhysicalBounds",
         400,
-        ["FEED", "temperature"],
+        ["FEED-1", "temperature"],
     ),
     (
         "heater far too hot",
@@ -239,7 +268,7 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "vapor fraction above one",
         heater,
-        _set(H1_SPEC, {"SPEC_OPT": "PV", "PRES_VALUE": 1, "VFRAC_VALUE": 1.5}),
+        _set(H1_SPEC, {"SPEC_OPT": "PV", "PRES_VALUE": 1, "PRES_UNITS": "bar", "VFRAC_VALUE": 1.5}),
         "SchemaValidationError",
         400,
         ["VFRAC_VALUE"],
@@ -247,10 +276,10 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "zero pressure",
         heater,
-        _set("stream_data/FEED/pressure/PRES_VALUE", 0),
-        "SchemaValidationError",
+        _set("stream_data/FEED-1/pressure/PRES_VALUE", 0),
+        "OutOfPhysicalBounds",
         400,
-        ["PRES_VALUE"],
+        ["FEED-1", "pressure"],
     ),
     (
         "missing block spec",
@@ -263,7 +292,7 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "spec for a block of another type",
         heater,
-        _set("blocks_Mixer_data", {"H1": {}}),
+        _set("blocks_Mixer_data", {"H1": {"SPEC_DATA": MIXER_DEFAULTS}}),
         "InvalidSpecification",
         400,
         ["blocks_Mixer_data.H1"],
@@ -296,7 +325,10 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
     (
         "distillate above feed",
         column,
-        _set("blocks_RadFrac_data/C1/CONFIG_DATA/OP_SPEC/1", {"BASIS_D_VALUE": 500}),
+        _set(
+            "blocks_RadFrac_data/C1/CONFIG_DATA/OP_SPEC/1",
+            {"BASIS_D_VALUE": 500, "BASIS_D_UNITS": "kmol/hr", "BASIS_D_BASIS": "MOLE"},
+        ),
         "InfeasibleSpecification",
         422,
         ["C1", "distillate"],
@@ -314,33 +346,33 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, int, list[st
         heater,
         lambda c: (
             c["blocks"].append({"name": "H2", "type": "Heater"}),
-            c["block_connections"].update({"H2": {"PROD": "F(IN)", "FEED": "P(OUT)"}}),
+            c["block_connections"].update({"H2": {"PROD-1": "F(IN)", "FEED-1": "P(OUT)"}}),
             c["blocks_Heater_data"].update({"H2": c["blocks_Heater_data"]["H1"]}),
         ),
         "NoFeedStream",
         400,
-        ["no feed stream", "FEED (H2 -> H1)", "PROD (H1 -> H2)", "stream_data is given for FEED"],
+        ["no feed stream", "FEED-1 (H2 -> H1)", "PROD-1 (H1 -> H2)", "stream_data is given for FEED-1"],
     ),
     (
         "loop with a feed but no product",
         heater,
         lambda c: (
-            c["streams"].append({"name": "BACK"}),
+            c["streams"].append("BACK-1"),
             c["blocks"].append({"name": "M", "type": "Mixer"}),
-            c["block_connections"]["H1"].update({"BACK": "F(IN)"}),
-            c["block_connections"].update({"M": {"PROD": "F(IN)", "BACK": "P(OUT)"}}),
+            c["block_connections"]["H1"].update({"BACK-1": "F(IN)"}),
+            c["block_connections"].update({"M": {"PROD-1": "F(IN)", "BACK-1": "P(OUT)"}}),
         ),
         "NoProductStream",
         400,
-        ["no product stream", "PROD (H1 -> M)", "BACK (M -> H1)"],
+        ["no product stream", "PROD-1 (H1 -> M)", "BACK-1 (M -> H1)"],
     ),
     (
         "recycle cap too low",
         recycle,
-        _set("setup/convergence/max_iterations", 2),
+        _set("convergence/conv_options/weg_maxit", 2),
         "NotConverged",
         422,
-        ["RECYCLE"],
+        ["RCY-1"],
     ),
 ]
 
@@ -409,9 +441,18 @@ def test_http_status_follows_the_error(inproc: TestClient) -> None:
 @pytest.mark.parametrize(
     ("spec", "words"),
     [
-        ({"SPEC_OPT": "PV", "PRES_VALUE": 300, "VFRAC_VALUE": 0.5}, ["300 bar", "220.64 bar"]),
-        ({"SPEC_OPT": "PV", "PRES_VALUE": 221, "VFRAC_VALUE": 0.0}, ["221 bar", "220.64 bar"]),
-        ({"SPEC_OPT": "TV", "TEMP_VALUE": 500, "VFRAC_VALUE": 0.5}, ["500 C", "373.946 C"]),
+        (
+            {"SPEC_OPT": "PV", "PRES_VALUE": 300, "PRES_UNITS": "bar", "VFRAC_VALUE": 0.5},
+            ["300 bar", "220.64 bar"],
+        ),
+        (
+            {"SPEC_OPT": "PV", "PRES_VALUE": 221, "PRES_UNITS": "bar", "VFRAC_VALUE": 0.0},
+            ["221 bar", "220.64 bar"],
+        ),
+        (
+            {"SPEC_OPT": "TV", "TEMP_VALUE": 500, "TEMP_UNITS": "C", "VFRAC_VALUE": 0.5},
+            ["500 C", "373.946 C"],
+        ),
     ],
 )
 def test_saturation_spec_above_the_critical_point_is_refused(
@@ -429,14 +470,14 @@ def test_saturation_spec_above_the_critical_point_is_refused(
 
 def test_saturated_feed_above_the_largest_critical_pressure_is_refused() -> None:
     config = flash_drum()  # methanol (Pc 80.8 bar) / water (Pc 220.64 bar), NRTL
-    config["stream_data"]["FEED"].update({"MIXED_SPEC": "PV", "vapor_fraction": {"VFRAC_VALUE": 0.2}})
-    config["stream_data"]["FEED"]["pressure"]["PRES_VALUE"] = 230.0
+    config["stream_data"]["FEED-1"].update({"MIXED_SPEC": "PV", "vfrac": {"VFRAC_VALUE": 0.2}})
+    config["stream_data"]["FEED-1"]["pressure"]["PRES_VALUE"] = 230.0
     with pytest.raises(SimulationError) as info:
         run_config(config)
     assert info.value.error_type == "InfeasibleSpecification"
-    assert "stream FEED" in info.value.message and "water: 220.64 bar" in info.value.message
-    config["stream_data"]["FEED"]["pressure"]["PRES_VALUE"] = 100.0  # above methanol's Pc, below water's
-    assert run_config(config)["streams"]["FEED"]["vapor_fraction"] == pytest.approx(0.2)
+    assert "stream FEED-1" in info.value.message and "water: 220.64 bar" in info.value.message
+    config["stream_data"]["FEED-1"]["pressure"]["PRES_VALUE"] = 100.0  # above methanol's Pc, below water's
+    assert run_config(config)["streams"]["FEED-1"]["vapor_fraction"] == pytest.approx(0.2)
 
 
 def test_saturation_just_below_the_critical_pressure_still_solves() -> None:
@@ -446,11 +487,12 @@ def test_saturation_just_below_the_critical_pressure_still_solves() -> None:
     config["blocks_Heater_data"]["H1"]["SPEC_DATA"] = {
         "SPEC_OPT": "PV",
         "PRES_VALUE": 200,
+        "PRES_UNITS": "bar",
         "VFRAC_VALUE": 0.5,
     }
     results = run_config(config)
     T_sat = iapws.iapws95_Tsat(200e5) - 273.15  # 365.75 C
-    assert results["streams"]["PROD"]["temperature_C"] == pytest.approx(T_sat, abs=1.0)
+    assert results["streams"]["PROD-1"]["temperature_C"] == pytest.approx(T_sat, abs=1.0)
 
 
 def test_huge_integer_in_a_config_field_is_malformed_json(inproc: TestClient) -> None:
@@ -471,7 +513,13 @@ def test_duty_beyond_the_temperature_range_says_so_and_prints_nothing(
     """-1e5 kW on 100 kmol/hr of water was FlashFailed "TypeError: cannot unpack non-iterable NoneType",
     and thermo printed its solver failures to stdout."""
     config = heater()
-    config["blocks_Heater_data"]["H1"]["SPEC_DATA"] = {"SPEC_OPT": "PQ", "PRES_VALUE": 1, "DUTY_VALUE": -1e5}
+    config["blocks_Heater_data"]["H1"]["SPEC_DATA"] = {
+        "SPEC_OPT": "PD",
+        "PRES_VALUE": 1,
+        "PRES_UNITS": "bar",
+        "DUTY_VALUE": -1e5,
+        "DUTY_UNITS": "kW",
+    }
     with pytest.raises(SimulationError) as info:
         run_config(config)
     message = info.value.message

@@ -122,11 +122,34 @@ def test_schema_types(client: TestClient, types: str | None, keys: list[str]) ->
     body = response.json()
     assert set(body) == SCHEMA_FOUND
     assert body["success"] is True
-    assert list(body["schemas"]) == keys and body["found"] == len(keys)
+    assert list(body["schemas"]) == sorted(keys) and body["found"] == len(keys)  # Flask sorts keys
     given = "base" if types is None else types
     assert body["requested"] == [t.strip() for t in given.split(",") if t.strip()]
     for key, document in body["schemas"].items():
-        assert isinstance(document, dict) and "title" in document and "error" not in document, key
+        assert isinstance(document, dict) and document and "error" not in document, key
+
+
+def _pairs_sorted(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    assert keys == sorted(keys), keys
+    return dict(pairs)
+
+
+def test_answers_sort_keys_at_every_level_as_flask_does(client: TestClient) -> None:
+    """The real service answers through Flask's JSON provider, whose sort_keys is true by default: a client
+    (and a model reading the raw text) sees every object's keys in sorted order."""
+    answer = run(client, examples.flash_drum())
+    responses = [
+        client.get("/health"),
+        client.get("/api/schema", params={"types": "all"}),
+        client.get("/api/schema/list"),
+        client.post("/run-aspen-simulation", json=examples.heater()),
+        client.post("/run-aspen-simulation", content=b"[1]"),
+        client.get("/get-aspen-result", params={"file_path": answer["result_file_path"]}),
+        client.get("/get-aspen-result", params={"file_path": "/etc/passwd"}),
+    ]
+    for response in responses:
+        json.loads(response.text, object_pairs_hook=_pairs_sorted)
 
 
 def test_schema_all_is_keyed_by_file_stem(client: TestClient) -> None:
@@ -144,7 +167,7 @@ def test_partly_unknown_types_are_200_with_success_false(client: TestClient) -> 
     assert set(body) == SCHEMA_PARTIAL
     assert body["success"] is False
     assert body["requested"] == ["base", "Reactor", "Heater", "../base_schema"]
-    assert list(body["schemas"]) == ["base", "Heater"] and body["found"] == 2
+    assert set(body["schemas"]) == {"base", "Heater"} and body["found"] == 2
     assert body["not_found"] == ["Reactor", "../base_schema"]
     assert "Reactor" in body["message"]
 
@@ -225,8 +248,7 @@ def test_run_success_keys_and_files(service: tuple[TestClient, Path]) -> None:
 def test_config_failure_is_201_with_the_real_category(service: tuple[TestClient, Path]) -> None:
     client, results = service
     config = copy.deepcopy(examples.heater())  # the examples share their component dicts
-    config["components"][0]["cas_number"] = "0-00-0"
-    config["components"][0]["name"] = "no such chemical"
+    config["components"][0].update(cas_number="1-11-1", name="X", database_name="NO-SUCH-CHEMICAL")
     response = client.post("/run-aspen-simulation", json=config)
     assert response.status_code == 201
     body = response.json()
@@ -511,7 +533,7 @@ def test_block_sheet_rows(
 
 def test_block_values_follow_the_results(client: TestClient) -> None:
     """Spot checks: each Aspen output name carries the quantity Aspen means by it."""
-    checks: dict[str, Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], None]] = {}
+    ports: dict[str, str] = {}  # port -> stream of the block being checked
 
     def heater(v: dict[str, Any], r: dict[str, Any], b: dict[str, Any]) -> None:
         assert v["QCALC"] == pytest.approx(b["duty_kW"], rel=1e-12) and v["QCALC_UNITS"] == "kW"
@@ -519,7 +541,7 @@ def test_block_values_follow_the_results(client: TestClient) -> None:
         assert v["PDROP"] == pytest.approx(0.0, abs=1e-12) and v["F_WATER"] == v["X_WATER"] == 1
 
     def flash(v: dict[str, Any], r: dict[str, Any], b: dict[str, Any]) -> None:
-        vap, liq = r["streams"]["VAP"], r["streams"]["LIQ"]
+        vap, liq = r["streams"][ports["V(OUT)"]], r["streams"][ports["L(OUT)"]]
         assert v["B_VFRAC"] == pytest.approx(b["vapor_fraction"])
         total = vap["mass_flow_kg_hr"] + liq["mass_flow_kg_hr"]
         assert v["MVFRAC"] == pytest.approx(vap["mass_flow_kg_hr"] / total)
@@ -531,21 +553,22 @@ def test_block_values_follow_the_results(client: TestClient) -> None:
 
     def pump(v: dict[str, Any], r: dict[str, Any], b: dict[str, Any]) -> None:
         assert v["FLUID_POWER"] == pytest.approx(b["fluid_power_kW"])
-        assert v["BRAKE_POWER"] == pytest.approx(v["FLUID_POWER"] / 0.75)
+        assert v["CEFF"] == pytest.approx(b["efficiency"]) and 0 < v["CEFF"] < 1
+        assert v["BRAKE_POWER"] == pytest.approx(v["FLUID_POWER"] / v["CEFF"])
         assert v["PDRP"] == pytest.approx(9.0) and v["HEAD_CAL_UNITS"] == "meter"
-        assert v["POC"] == pytest.approx(10.0) and v["CEFF"] == pytest.approx(0.75)
+        assert v["POC"] == pytest.approx(10.0)
 
     def compr(v: dict[str, Any], r: dict[str, Any], b: dict[str, Any]) -> None:
-        (feed,) = (d for d in r["streams"].values() if d["destination"] == "C1")
-        mass_kg_s = feed["mass_flow_kg_hr"] / 3600.0
+        mass_kg_s = r["streams"][ports["F(IN)"]]["mass_flow_kg_hr"] / 3600.0
         assert v["HEAD_CAL"] == pytest.approx(v["POWER_ISEN"] * 1000.0 / (mass_kg_s * 9.80665))
-        assert v["IND_POWER"] == pytest.approx(v["POWER_ISEN"] / 0.75)
+        assert v["IND_POWER"] == pytest.approx(v["POWER_ISEN"] / v["EPC"]) and v["EPC"] == 0.72
         assert v["POWER_LOSS"] == pytest.approx(v["BRAKE_POWER"] - v["IND_POWER"], abs=1e-9)
         assert v["EFF_MECH"] == pytest.approx(1.0) and v["POC"] == pytest.approx(5.0)
         assert v["FEED_VFLOW"] > v["VFLOW"] > 0  # compressed gas takes less volume
 
     def heatx(v: dict[str, Any], r: dict[str, Any], b: dict[str, Any]) -> None:
-        assert (v["HOTIN"], v["HOTOUT"], v["COLDIN"], v["COLDOUT"]) == ("HOT", "HOTOUT", "COLD", "COLDOUT")
+        sides = (ports["H(IN)"], ports["H(OUT)"], ports["C(IN)"], ports["C(OUT)"])
+        assert (v["HOTIN"], v["HOTOUT"], v["COLDIN"], v["COLDOUT"]) == sides
         assert (v["HOTINT"], v["COLDINT"], v["COLD_TEMP"]) == pytest.approx((90.0, 20.0, 60.0))
         assert v["HOT_TEMP"] == pytest.approx(b["hot_outlet_temperature_C"])
         assert v["HX_DUTY"] == pytest.approx(b["duty_kW"])
@@ -568,6 +591,8 @@ def test_block_values_follow_the_results(client: TestClient) -> None:
         answer = run(client, config)
         results = client.get(f"/api/results/{answer['run_id']}").json()
         block = config["blocks"][0]["name"]
+        ports.clear()
+        ports.update({port: stream for stream, port in config["block_connections"][block].items()})
         values = block_values(workbook_rows(answer["result_file_path"])[f"{block}_result"])
         check(values, results, results["blocks"][block])
 
@@ -648,8 +673,10 @@ def test_stream_summary_layout(client: TestClient) -> None:
             assert table[f"Mole Flows/{cid}"][name] == pytest.approx(doc["component_flows_kmol_hr"][cid])
             MW = results["components"][cid]["molecular_weight"]
             assert table[f"Mass Flows/{cid}"][name] == pytest.approx(doc["component_flows_kmol_hr"][cid] * MW)
-    assert table["Phase"] == {"FEED": "Liquid", "VAP": "Vapor", "LIQ": "Liquid"}
-    assert table["Mass Vapor Fraction"]["VAP"] == 1 and table["Mass Vapor Fraction"]["LIQ"] == 0
+    ports = {port: stream for stream, port in config["block_connections"]["F1"].items()}
+    feed, vapor, liquid = ports["F(IN)"], ports["V(OUT)"], ports["L(OUT)"]
+    assert table["Phase"] == {feed: "Liquid", vapor: "Vapor", liquid: "Liquid"}
+    assert table["Mass Vapor Fraction"][vapor] == 1 and table["Mass Vapor Fraction"][liquid] == 0
 
 
 def _pandas_answer(content: bytes) -> dict[str, Any]:
@@ -712,3 +739,26 @@ def test_cells_are_encoded_as_openpyxl_encodes_them() -> None:
         "H": None,
         "I": True,
     }
+
+
+def test_results_folder_keeps_a_bounded_number_of_runs(tmp_path: Path) -> None:
+    """Past max_runs_kept the oldest run's three files go, also those an earlier service left; other
+    files of the folder are never touched."""
+    results = tmp_path / "results"
+    results.mkdir()
+    old = "20200101_000000_0123456789ab"
+    for pattern in ("config_{}.json", "output_{}.json", "aspen_result_export_{}.xlsx"):
+        (results / pattern.format(old)).write_text("{}")
+    (results / "config_mine.json").write_text("{}")  # a user's file, not a run's
+    settings = Settings(workers=0, results_dir=results, max_runs_kept=2)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        first = run(client, examples.heater())
+        assert (results / f"output_{old}.json").exists()
+        second = client.post("/run-aspen-simulation", content=b"[1]").json()  # failures count too
+        assert not any(results.glob(f"*{old}*"))
+        run(client, examples.heater())
+        assert not Path(first["result_file_path"]).exists() and not Path(first["config_file_path"]).exists()
+        assert Path(second["config_file_path"]).exists()
+        assert client.get(f"/api/results/{first['run_id']}").status_code == 404
+    assert (results / "config_mine.json").exists()
+    assert len(list(results.glob("config_*.json"))) == 3  # two runs + the user's file
