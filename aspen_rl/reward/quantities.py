@@ -147,7 +147,7 @@ _TEMPERATURE = "[temperature]"
 @cache
 def registry() -> pint.UnitRegistry:
     """The one pint registry (built once; about 0.15 s)."""
-    ureg = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+    ureg: pint.UnitRegistry = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
     ureg.define("lbmol = 453.59237 * mol")
     ureg.define("MMBtu = 1e6 * Btu")
     return ureg
