@@ -21,3 +21,14 @@ def test_core_imports_are_light() -> None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
+
+
+def test_trace_reward_and_tasks_do_not_import_the_http_client() -> None:
+    code = (
+        "import sys, aspen_rl.trace, aspen_rl.reward, aspen_rl.tasks.model, aspen_rl.contract\n"
+        "print(','.join(m for m in ('aspen_rl.simulator', 'aspen_rl.simulator.client', 'httpx') "
+        "if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""
