@@ -556,7 +556,6 @@ _STYLES = (
 )
 #: Characters XML 1.0 forbids (openpyxl refuses them too); removed from strings.
 _ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-_SHEET_NAME_ILLEGAL = re.compile(r"[\\/*?:\[\]]")
 
 
 def _column(index: int) -> str:
@@ -600,21 +599,9 @@ def _sheet_xml(rows: list[list[Any]]) -> str:
     return "".join(parts)
 
 
-def _sheet_title(name: str, used: set[str]) -> str:
-    """A valid, unique sheet title (Excel: at most 31 characters, none of \\ / * ? : [ ])."""
-    title = _SHEET_NAME_ILLEGAL.sub("_", name)[:31] or "Sheet"
-    base, n = title, 1
-    while title.lower() in used:
-        suffix = f"~{n}"
-        title, n = base[: 31 - len(suffix)] + suffix, n + 1
-    used.add(title.lower())
-    return title
-
-
 def xlsx_bytes(book: dict[str, list[list[Any]]]) -> bytes:
     """An .xlsx file holding ``book`` (sheet name -> rows), one worksheet per entry, in order."""
-    used: set[str] = set()
-    titles = [_sheet_title(name, used) for name in book]
+    titles = list(book)  # as openpyxl keeps them: block names are [A-Z][0-9A-Z]*, Aspen IDs are short
     content_types = _CONTENT_TYPES_HEAD + "".join(
         f'<Override PartName="/xl/worksheets/sheet{i}.xml" ContentType="{_SHEET_TYPE}"/>'
         for i in range(1, len(book) + 1)
