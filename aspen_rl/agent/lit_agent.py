@@ -10,6 +10,7 @@ from typing import Any
 
 from agentlightning import LitAgent, emit_object, emit_reward
 
+from aspen_rl.agent.attempts import record_attempts
 from aspen_rl.agent.model_client import build_model_client, resolve_llm
 from aspen_rl.agent.prompts import system_prompt_from
 from aspen_rl.records import RewardScores, RolloutRecord, RolloutTiming, ToolCallSummary
@@ -139,6 +140,7 @@ class AspenLitAgent(LitAgent[AspenTask]):
                 max_tool_iterations=self.settings.max_tool_iterations,
             )
             result = await agent.run(task=task.user_requirement)
+        record_attempts(result.messages, trace)  # calls AutoGen refused (bad tool name or arguments)
         return _final_text(result.messages)
 
 
