@@ -92,8 +92,8 @@ class Lifecycle:
         finally:
             self._done.set()
             _ACTIVE.remove(self)
-            for signum, handler in self._previous.items():
-                signal.signal(signum, handler)  # type: ignore[arg-type]
+            for handled, handler in self._previous.items():
+                signal.signal(handled, handler)  # type: ignore[arg-type]
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if os.getpid() != self._main_pid:  # a forked child that kept our handler: behave as default

@@ -101,7 +101,7 @@ class LocalService(AbstractContextManager["LocalService"]):
                 start_new_session=True,
             )
         finally:
-            if log is not subprocess.DEVNULL:
+            if not isinstance(log, int):  # a file, not subprocess.DEVNULL
                 log.close()  # the child holds its own descriptor
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:

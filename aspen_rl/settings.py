@@ -187,8 +187,9 @@ def load_settings(
         FileNotFoundError: ``config_path`` was given and does not exist.
         pydantic.ValidationError: A value is invalid (the message names the field).
     """
+    path: Path | None
     if config_path is not None:
-        path: Path | None = Path(config_path)
+        path = Path(config_path)
         if not path.is_file():
             raise FileNotFoundError(f"config file not found: {path}")
     else:

@@ -16,7 +16,7 @@ from simulator_mock.auth import bind_warning
 from simulator_mock.settings import Settings
 
 log = logging.getLogger("simulator_mock")
-SHUTDOWN_GRACE_S = 2.0
+SHUTDOWN_GRACE_S = 2
 """Seconds in-flight requests get to finish after SIGTERM/SIGINT before they are cancelled."""
 
 
@@ -100,7 +100,7 @@ def parse_args(argv: list[str] | None = None) -> Settings:
     token = defaults.token
     if args.token_file is not None:
         try:
-            token = args.token_file.read_text(encoding="utf-8").strip()  # type: ignore[assignment]
+            token = args.token_file.read_text(encoding="utf-8").strip()
         except OSError as exc:
             parser.error(f"--token-file: {exc}")
     return Settings(
@@ -175,7 +175,7 @@ def stop_resource_tracker(timeout_s: float = 3.0) -> None:
         return
     with suppress(OSError):
         os.close(fd)
-    tracker._fd = None
+    setattr(tracker, "_fd", None)  # noqa: B010 - a private field the stubs do not declare
     deadline = time.monotonic() + timeout_s
     try:
         while time.monotonic() < deadline:
@@ -188,7 +188,7 @@ def stop_resource_tracker(timeout_s: float = 3.0) -> None:
             os.waitpid(pid, 0)
     except ChildProcessError:
         pass
-    tracker._pid = None
+    setattr(tracker, "_pid", None)  # noqa: B010 - a private field the stubs do not declare
 
 
 if __name__ == "__main__":

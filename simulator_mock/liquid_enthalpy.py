@@ -80,7 +80,7 @@ def cp_liquid_data(Tcs: list[float | None], correlations: Any) -> tuple[CpLiquid
     return tuple(out)
 
 
-class CpLiquid(GibbsExcessLiquid):  # type: ignore[misc]
+class CpLiquid(GibbsExcessLiquid):
     """``GibbsExcessLiquid`` whose pure-liquid enthalpies come from the liquid heat capacity (see the module
     docstring). Build it as ``GibbsExcessLiquid`` with ``caloric_basis="Hvap"``, then set ``cp_liquid``."""
 
@@ -92,11 +92,11 @@ class CpLiquid(GibbsExcessLiquid):  # type: ignore[misc]
 
     def Hvaps(self) -> list[float]:
         try:
-            return self._Hvaps  # type: ignore[no-any-return]
+            return self._Hvaps  # type: ignore[has-type]  # set by thermo at run time; its stubs do not declare it
         except AttributeError:
             pass
         if not self.cp_liquid:
-            return super().Hvaps()  # type: ignore[no-any-return]
+            return super().Hvaps()
         T = self.T
         Cpig_integrals = self.Cpig_integrals_pure()  # from T_REF, cached by the phase
         by_index = {data.index: data for data in self.cp_liquid}
@@ -113,11 +113,11 @@ class CpLiquid(GibbsExcessLiquid):  # type: ignore[misc]
 
     def dHvaps_dT(self) -> list[float]:
         try:
-            return self._dHvaps_dT  # type: ignore[no-any-return]
+            return self._dHvaps_dT  # type: ignore[has-type]  # set by thermo at run time; its stubs do not declare it
         except AttributeError:
             pass
         if not self.cp_liquid:
-            return super().dHvaps_dT()  # type: ignore[no-any-return]
+            return super().dHvaps_dT()
         T = self.T
         Cpigs = self.Cpigs_pure()
         by_index = {data.index: data for data in self.cp_liquid}

@@ -405,7 +405,7 @@ class PropertyPackage:
         return state, vapor, self._combined_liquid(state, liquids)
 
     def flash_phases(
-        self, zs: np.ndarray, where: str, liquid_only: bool = False, **spec: float
+        self, zs: np.ndarray, where: str, *, liquid_only: bool = False, **spec: float
     ) -> tuple[PhaseState, PhaseState | None, list[PhaseState]]:
         """Like :meth:`flash`, plus the vapour state and each liquid phase's state (the 2nd liquid, the denser
         one, last). ``liquid_only``: no vapour phase is considered (a decanter: liquid-liquid equilibrium at
@@ -453,7 +453,10 @@ class PropertyPackage:
             if liquid_only:
                 if not multiphase:
                     raise FlashError(f"{where}: a liquid-liquid flash needs T or a duty, with P")
-                return self._vlle_states(idx, sub, spec, None, liquid_only=True)
+                found = self._vlle_states(idx, sub, spec, None, liquid_only=True)
+                if found is None:
+                    raise FlashError(f"{where}: no liquid-liquid equilibrium found")
+                return found
             try:
                 try:
                     models, res = self._thermo_flash(idx, sub, spec)
@@ -487,7 +490,7 @@ class PropertyPackage:
                 raise FlashError("no equilibrium found")
             state = self._state(res, idx, models, sub)
             vapor = None
-            liquids: list[PhaseState] = []
+            liquids = []
             if split:
                 gas = res.gas if res.gas is not None else (res.liquid0 if state.VF == 1.0 else None)
                 if gas is not None and state.VF > 0.0:

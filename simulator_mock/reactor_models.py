@@ -273,7 +273,7 @@ def solve_tank(
         rates = reaction_rates(reactions, state, T, ln_Ks)
         res = np.empty(len(active))
         for k, j in enumerate(active):
-            r = reactions[j]
+            r = reactions[int(j)]
             if r.kinetic:
                 res[k] = (xi[j] - rates[j] * volume) / span[j]
             else:

@@ -43,6 +43,13 @@ class Stream:
         return self.state is None
 
     @property
+    def phase(self) -> PhaseState:
+        """The flash state of a stream that carries material (an empty stream has none: ValueError)."""
+        if self.state is None:
+            raise ValueError(f"stream {self.name} is empty: it has no phase state")
+        return self.state
+
+    @property
     def enthalpy_flow(self) -> float:
         """Enthalpy flow on formation basis [W]."""
         return 0.0 if self.state is None else self.total * self.state.H

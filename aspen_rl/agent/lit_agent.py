@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 import time
-from typing import Any
+from typing import Any, Literal
 
 from agentlightning import LitAgent, emit_object, emit_reward
 
@@ -68,7 +68,7 @@ class AspenLitAgent(LitAgent[AspenTask]):
         """Run the conversation and score it, without emitting anything (usable outside a runner)."""
         task = task if isinstance(task, AspenTask) else AspenTask.model_validate(task)
         trace = RunTrace()
-        status = "ok"
+        status: Literal["ok", "error", "timeout", "lost"] = "ok"
         llm_s, llm_calls = 0.0, 0
         start = time.perf_counter()
         model_client = None
@@ -135,7 +135,7 @@ class AspenLitAgent(LitAgent[AspenTask]):
             agent = AssistantAgent(
                 AGENT_NAME,
                 model_client=model_client,
-                tools=build_tools(client, trace, schema_max_chars=self.settings.schema_max_chars),
+                tools=[*build_tools(client, trace, schema_max_chars=self.settings.schema_max_chars)],
                 system_message=system_prompt_from(resources),
                 reflect_on_tool_use=True,
                 max_tool_iterations=self.settings.max_tool_iterations,

@@ -74,7 +74,7 @@ class TimedChatClient(OpenAIChatCompletionClient):
         self.elapsed_s = 0.0
         self.n_calls = 0
 
-    async def create(self, messages: Sequence[Any], **kwargs: Any) -> Any:  # type: ignore[override]
+    async def create(self, messages: Sequence[Any], **kwargs: Any) -> Any:
         """Time one completion; retries on 429/5xx/timeouts are the OpenAI SDK's (``max_retries``)."""
         start = time.perf_counter()
         try:

@@ -61,7 +61,7 @@ async def run_tasks(
     for task in inputs:
         rollout = await store.enqueue_rollout(
             input=task.model_dump(mode="json"), mode=mode, resources_id=resources_id
-        )  # type: ignore[arg-type]
+        )
         rollout_ids.append(rollout.rollout_id)
         by_id[rollout.rollout_id] = task
     records: dict[str, RolloutRecord] = {}

@@ -439,6 +439,7 @@ def render_schemas(parts: Mapping[str, Any], max_chars: int | None = None) -> st
         text = LEGEND + "\n" + "\n".join(render_part(n, _as_dict(parts[n]), level) for n in names)
         if max_chars is None or len(text) <= max_chars:
             return text
+    assert max_chars is not None  # the loop returned when there is no limit
     return _cut(text, max_chars, names)
 
 

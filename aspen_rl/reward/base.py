@@ -93,4 +93,4 @@ def load_reward_fn(spec: str) -> RewardFn:
             raise ValueError(f"reward_fn {spec!r}: {module_name} has no attribute {attribute!r}") from None
     if not callable(target):
         raise ValueError(f"reward_fn {spec!r} is not callable")
-    return target  # type: ignore[return-value]
+    return target

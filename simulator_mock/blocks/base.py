@@ -195,13 +195,25 @@ class Block(ABC):
         return flash_stream(self.package, name, flows, f"block {self.name} {what}", **spec)
 
 
+def given(value: float | None, field_name: str) -> float:
+    """A spec value that parsing has already required for the chosen option (its absence is a bug here).
+
+    Raises:
+        AssertionError: ``value`` is None, which parse-time checks should have refused.
+    """
+    if value is None:
+        raise AssertionError(f"{field_name}: a value the chosen option needs is missing after parsing")
+    return value
+
+
 class Mixed:
     """The merged feed of a block: summed flows and enthalpy, lowest pressure, state on demand."""
 
     def __init__(self, block: Block, streams: list[Stream]) -> None:
         self.block = block
         self.streams = [s for s in streams if not s.empty]
-        self.flows = np.sum([s.flows for s in streams], axis=0) if streams else None
+        # a block always has at least one feed (T_hint below reads the first), so the sum is an array
+        self.flows: np.ndarray = np.sum([s.flows for s in streams], axis=0)
         self.H_total = float(sum(s.enthalpy_flow for s in self.streams))
         self.P = min(s.P for s in (self.streams or streams))  # an empty stream sets no pressure
         self._stream: Stream | None = self.streams[0] if len(self.streams) == 1 else None

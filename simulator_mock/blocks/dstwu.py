@@ -186,10 +186,10 @@ class DSTWU(Block):
         )
         bottoms = self.flash(b_name, b, "bottoms", P=self.P_bot, VF=0.0)
         if self.total_condenser:
-            Q_cond = -(R + 1.0) * D * (top.H - distillate.state.H)
+            Q_cond = -(R + 1.0) * D * (top.H - distillate.phase.H)
         else:
             liquid = self.package.flash(xD, f"block {self.name} reflux", P=self.P_top, VF=0.0)
-            Q_cond = -R * D * (distillate.state.H - liquid.H)
+            Q_cond = -R * D * (distillate.phase.H - liquid.H)
         Q_reb = distillate.enthalpy_flow + bottoms.enthalpy_flow - mixed.H_total - Q_cond
         self.heat = Q_cond + Q_reb
         self.report = {

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from simulator_mock.blocks.base import Block, Cardinality
+from simulator_mock.blocks.base import Block, Cardinality, given
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError, UnsupportedOptionError
 from simulator_mock.result_sheet import POWER, PRESSURE, TEMPERATURE, BlockView, PortView, Rows
 from simulator_mock.schemas.fields import (
@@ -165,12 +165,12 @@ class HeatX(Block):
             self.ctx.warnings.append(f"block {self.name}: one side has no flow; no heat is exchanged")
             Q = 0.0
             hot_out = (
-                self.flash(ho, hot.flows, "hot outlet", P=P_hot, H=hot.state.H)
+                self.flash(ho, hot.flows, "hot outlet", P=P_hot, H=hot.phase.H)
                 if not hot.empty
                 else Stream(ho, hot.flows, hot.T, P_hot, None)
             )
             cold_out = (
-                self.flash(co, cold.flows, "cold outlet", P=P_cold, H=cold.state.H)
+                self.flash(co, cold.flows, "cold outlet", P=P_cold, H=cold.phase.H)
                 if not cold.empty
                 else Stream(co, cold.flows, cold.T, P_cold, None)
             )
@@ -182,17 +182,17 @@ class HeatX(Block):
                     f"cold inlet ({from_si(cold.T, 'temperature'):.4g} C); check H(IN)/C(IN)"
                 )
             if self.option in ("T-HOT", "DELT-HOT"):
-                T_hot = self.T if self.option == "T-HOT" else hot.T - self.dT
+                T_hot = given(self.T, "TEMP") if self.option == "T-HOT" else hot.T - given(self.dT, "DELT")
                 hot_out = self.flash(ho, hot.flows, "hot outlet", T=T_hot, P=P_hot)
                 Q = hot.enthalpy_flow - hot_out.enthalpy_flow
                 cold_out = self._side(co, cold, P_cold, Q, "cold outlet")
             elif self.option in ("T-COLD", "DELT-COLD"):
-                T_cold = self.T if self.option == "T-COLD" else cold.T + self.dT
+                T_cold = given(self.T, "TEMP") if self.option == "T-COLD" else cold.T + given(self.dT, "DELT")
                 cold_out = self.flash(co, cold.flows, "cold outlet", T=T_cold, P=P_cold)
                 Q = cold_out.enthalpy_flow - cold.enthalpy_flow
                 hot_out = self._side(ho, hot, P_hot, -Q, "hot outlet")
             else:
-                Q = float(self.Q)
+                Q = float(given(self.Q, "DUTY"))
                 hot_out = self._side(ho, hot, P_hot, -Q, "hot outlet")
                 cold_out = self._side(co, cold, P_cold, Q, "cold outlet")
             if Q < 0:
@@ -209,7 +209,8 @@ class HeatX(Block):
         solved state: it takes about 60 flashes, so recycle iterations leave it to this final pass."""
         solved = getattr(self, "_solved", None)
         if solved is not None:
-            self.report.update(self._thermal(*solved, profile=True))
+            hot, cold, hot_out, cold_out, Q = solved
+            self.report.update(self._thermal(hot, cold, hot_out, cold_out, Q, profile=True))
 
     def _side(self, name: str, inlet: Stream, P: float, Q: float, what: str) -> Stream:
         return self.flash(name, inlet.flows, what, P=P, H=(inlet.enthalpy_flow + Q) / inlet.total)

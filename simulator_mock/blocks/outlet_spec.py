@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from simulator_mock.blocks.base import Block, Mixed
+from simulator_mock.blocks.base import Block, Mixed, given
 from simulator_mock.errors import SpecificationError, UnsupportedOptionError
 from simulator_mock.streams import Stream
 from simulator_mock.units import read_pair
@@ -123,27 +123,34 @@ class OutletSpec:
 
     def flash_spec(self, block: Block, feed: Mixed, flows: np.ndarray) -> dict[str, float]:
         """The two flash variables (SI; H on formation basis) of the outlet with component flows ``flows``."""
-        P = None
-        if self.P_value is not None:
-            P = block.pressure(float(self.P_value), self.P_units, "SPEC_DATA.PRES_VALUE", feed.P)
         kind = self.kind
+
+        def need(value: float | None) -> float:
+            # parse() refuses a SPEC_OPT whose NEEDS fields are missing, so a needed value is set here
+            return given(value, f"SPEC_OPT {kind}")
+
+        def pressure() -> float:
+            return block.pressure(float(need(self.P_value)), self.P_units, "SPEC_DATA.PRES_VALUE", feed.P)
+
         if kind == "TP":
-            return {"T": self.T, "P": P}
+            return {"T": need(self.T), "P": pressure()}
         if kind == "PV":
-            return {"P": P, "VF": self.VF}
+            return {"P": pressure(), "VF": need(self.VF)}
         if kind == "TV":
-            return {"T": self.T, "VF": self.VF}
+            return {"T": need(self.T), "VF": need(self.VF)}
         if kind == "PDT":
-            return {"T": feed.T + self.dT, "P": P}
+            return {"T": feed.T + need(self.dT), "P": pressure()}
         if kind == "DTV":
-            return {"T": feed.T + self.dT, "VF": self.VF}
+            return {"T": feed.T + need(self.dT), "VF": need(self.VF)}
         if kind == "PDEGSUB":
+            P = pressure()
             bubble = block.flash("bubble point", flows, "outlet bubble point", P=P, VF=0.0)
-            return {"T": bubble.T - self.degsub, "P": P}
+            return {"T": bubble.T - need(self.degsub), "P": P}
         if kind == "PDEGSUP":
+            P = pressure()
             dew = block.flash("dew point", flows, "outlet dew point", P=P, VF=1.0)
-            return {"T": dew.T + self.degsup, "P": P}
-        return {"P": P, "H": (feed.H_total + self.Q) / float(flows.sum())}
+            return {"T": dew.T + need(self.degsup), "P": P}
+        return {"P": pressure(), "H": (feed.H_total + need(self.Q)) / float(flows.sum())}
 
     def solve(
         self, block: Block, name: str, feed: Mixed, flows: np.ndarray | None = None
@@ -164,7 +171,7 @@ class OutletSpec:
 
     def duty(self, H_out: float, feed: Mixed) -> float:
         """Heat duty [W] given the outlet enthalpy flow (the specified one for PD / DP)."""
-        return float(self.Q) if self.fixes_duty else H_out - feed.H_total
+        return float(self.Q) if self.fixes_duty and self.Q is not None else H_out - feed.H_total
 
     def empty_outlet(self, block: Block, name: str, feed: Mixed, flows: np.ndarray) -> Stream:
         """Outlet of a block without flow: at the spec's T and P where given, else the feed's."""

@@ -96,7 +96,7 @@ class Pump(Block):
         )
         if feed.empty:
             return {name: Stream(name, feed.flows, feed.T, P_out, None)}
-        state = feed.state
+        state = feed.phase
         if state.VF > 1e-6 or state.V_liquid is None:
             raise InfeasibleSpecificationError(
                 f"block {self.name}: the pump feed is {state.VF:.3g} vapour (mole fraction); a pump needs a "
@@ -215,7 +215,7 @@ class Valve(Block):
         if feed.empty:
             out = Stream(name, feed.flows, feed.T_hint, P_out, None)
         else:
-            inlet = feed.stream().state
+            inlet = feed.stream().phase
             liquid = feed.total * (1.0 - inlet.VF)
             self.pressure_enthalpy = liquid * self.package.liquid_dH_dP(inlet) * (P_out - feed.P)
             H_out = (feed.H_total - self.pressure_enthalpy) / feed.total
@@ -305,9 +305,9 @@ class Compr(Block):
         )
         if feed.empty:
             return {name: Stream(name, feed.flows, feed.T, P_out, None)}
-        state = feed.state
+        state = feed.phase
         ideal = self.flash("isentropic", feed.flows, "isentropic outlet", P=P_out, S=state.S)
-        W_s = feed.total * (ideal.state.H - state.H)
+        W_s = feed.total * (ideal.phase.H - state.H)
         W = W_s * self.eff if self.turbine else W_s / self.eff
         out = self.flash(name, feed.flows, "outlet", P=P_out, H=state.H + W / feed.total)
         self.work = W

@@ -259,7 +259,7 @@ class RadFrac(Block):
         bottoms = self.flash(b_name, b, "bottoms", P=P_bot, VF=0.0)
         H_feeds = float(sum(s.enthalpy_flow for s in streams))
         L0, V1 = solution.L[0], solution.V[1]
-        h_reflux = distillate.state.H if self.total_condenser else solution.hL[0]
+        h_reflux = distillate.phase.H if self.total_condenser else solution.hL[0]
         Q_cond = distillate.enthalpy_flow + L0 * h_reflux - V1 * solution.HV[1] - problem.feed_enthalpy[0]
         Q_reb = distillate.enthalpy_flow + bottoms.enthalpy_flow - H_feeds - Q_cond
         self.heat = Q_cond + Q_reb
@@ -319,12 +319,13 @@ class RadFrac(Block):
         feed_enthalpy = np.zeros(N)
         for stream in streams:
             stage, above = self.feed_stages[stream.name]
-            state = stream.state
+            state = stream.phase
             if above and stage > 0 and 0.0 < state.VF < 1.0:
                 zs = stream.flows / stream.total
                 _, vapor, liquid = self.package.flash_split(
                     zs, f"stream {stream.name}", P=stream.P, H=state.H
                 )
+                assert vapor is not None and liquid is not None  # a feed with 0 < VF < 1 has both phases
                 V = stream.total * state.VF
                 for part, flow, at in ((vapor, V, stage - 1), (liquid, stream.total - V, stage)):
                     feed_flows[at] += flow * part.zs[cols]

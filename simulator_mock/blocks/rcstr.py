@@ -130,7 +130,7 @@ class RCSTR(Block):
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"])
         name = self.outlet_name("P(OUT)")
-        flows: np.ndarray = feed.flows  # type: ignore[assignment]  # None only without feed streams
+        flows: np.ndarray = feed.flows  # None only without feed streams
         P = self.pressure(self.P_value, self.P_units, "SPEC_DATA.PRES_VALUE", feed.P)
         if feed.empty:
             self.report = {"reactions": []}

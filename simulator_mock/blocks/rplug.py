@@ -119,7 +119,7 @@ class RPlug(Block):
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"])
         name = self.outlet_name("P(OUT)")
-        flows: np.ndarray = feed.flows  # type: ignore[assignment]  # None only without feed streams
+        flows: np.ndarray = feed.flows  # None only without feed streams
         P_in = self.pressure(self.P_value, self.P_units, "PRES_DATA.PRES_VALUE", feed.P)
         P_out = P_in - self.drop
         if P_out <= 0:

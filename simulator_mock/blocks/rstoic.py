@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from simulator_mock.blocks.base import Block
+from simulator_mock.blocks.base import Block, given
 from simulator_mock.blocks.outlet_spec import OutletSpec
 from simulator_mock.errors import ComponentDataError, InfeasibleSpecificationError, SpecificationError
 from simulator_mock.result_sheet import (
@@ -48,7 +48,7 @@ class Reaction:
         """Molar extent [mol/s] given the flows the conversion refers to."""
         if self.extent is not None:
             return self.extent
-        return float(self.conversion) * float(flows[self.key]) / -float(self.nu[self.key])
+        return float(given(self.conversion, "CONV")) * float(flows[self.key]) / -float(self.nu[self.key])
 
 
 class RStoic(Block):

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from simulator_mock.blocks.base import Block, Cardinality, Mixed
+from simulator_mock.blocks.base import Block, Cardinality, Mixed, given
 from simulator_mock.blocks.outlet_spec import OutletSpec
 from simulator_mock.errors import SpecificationError
 from simulator_mock.property_package import PhaseState
@@ -89,7 +89,9 @@ class Flash3(Block):
             empty = self.spec.empty_outlet(self, names[0], feed, flows)
             return {n: empty.renamed(n) for n in names}
         spec = self.spec.flash_spec(self, feed, flows)
-        bulk, vapor, liquids = self.package.flash_phases(flows / total, f"block {self.name} drum", **spec)
+        bulk, vapor, liquids = self.package.flash_phases(
+            flows / total, f"block {self.name} drum", liquid_only=False, **spec
+        )
         betas = [bulk.LF1, bulk.LF2] if len(liquids) == 2 else [1.0 - bulk.VF]
         (l1, b1), (l2, b2) = _order_liquids(liquids, betas, self.key, 0.5 if self.key else None)
         n = flows.size
@@ -210,7 +212,11 @@ class Decanter(Block):
                 raise SpecificationError(f"{self.where}: a duty is specified but the block has no flow")
             T = self.T if self.T is not None else feed.T_hint
             return {n: Stream(n, flows, T, P, None) for n in names}
-        spec = {"T": self.T, "P": P} if self.T is not None else {"P": P, "H": (feed.H_total + self.Q) / total}
+        spec = (
+            {"T": self.T, "P": P}
+            if self.T is not None
+            else {"P": P, "H": (feed.H_total + given(self.Q, "DUTY")) / total}
+        )
         bulk, _, liquids = self.package.flash_phases(
             flows / total, f"block {self.name} decanter", liquid_only=True, **spec
         )

@@ -32,3 +32,14 @@ def test_trace_reward_and_tasks_do_not_import_the_http_client() -> None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
+
+
+def test_grpo_config_settings_tasks_and_reward_leave_torch_and_transformers_out() -> None:
+    """A config import (to validate ``configs/grpo.yaml``, to build a CLI) never pays for torch (17-20 s)."""
+    code = (
+        "import sys, aspen_rl.algorithms.grpo.config, aspen_rl.settings, aspen_rl.tasks, aspen_rl.reward\n"
+        "print(','.join(m for m in ('torch', 'transformers') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""

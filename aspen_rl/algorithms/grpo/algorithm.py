@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean, pstdev
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentlightning import ProxyLLM
 from agentlightning.algorithm import Algorithm
@@ -33,6 +33,9 @@ from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport
 from aspen_rl.settings import Settings
 from aspen_rl.tasks import AspenTask
+
+if TYPE_CHECKING:
+    from aspen_rl.algorithms.grpo.types import RolloutSample
 
 logger = logging.getLogger(__name__)
 
@@ -442,7 +445,7 @@ class GRPOAlgorithm(Algorithm):
             failed_rollouts=batch["failed_rollouts"],
             policy_failures=batch["policy_failures"],
             dropped_groups=float(len(tasks) - len(kept)),
-            llm_calls=float(sum(sample.meta["calls"] for group in groups for sample in group)),
+            llm_calls=float(sum(_llm_calls(sample) for group in groups for sample in group)),
             policy_version=float(policy.engine.version),
             rollout_seconds=rollout_s,
             step_seconds=time.perf_counter() - started,
@@ -491,3 +494,9 @@ class GRPOAlgorithm(Algorithm):
         for record in records:
             policy.server.recorder.pop(record.rollout_id)
         return record_metrics(records)
+
+
+def _llm_calls(sample: RolloutSample) -> int:
+    """The number of LLM calls behind ``sample`` (set by the group builder in ``meta["calls"]``)."""
+    calls = sample.meta.get("calls", 0)
+    return calls if isinstance(calls, int) else 0

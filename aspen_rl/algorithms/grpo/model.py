@@ -118,5 +118,5 @@ def load_policy(config: GRPOConfig) -> tuple[torch.nn.Module, Any]:
     dtype = resolve_dtype(config.dtype, device)
     source = config.tokenizer or config.model
     tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(source), config.chat_template, where=source)
-    model = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(device)
+    model = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(device)  # type: ignore[arg-type]  # transformers types .to() through a wrapper mypy misreads
     return model, tokenizer

@@ -9,11 +9,14 @@ drive it end to end, but it has learnt nothing.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from aspen_rl.algorithms.grpo.chat_template import CHATML_TOOLS_TEMPLATE
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
 
 SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>")
 """Added after the 256 byte tokens."""
@@ -53,7 +56,7 @@ def build_tiny_model(
     num_heads: int = 2,
     seed: int = 0,
     **overrides: Any,
-) -> torch.nn.Module:
+) -> PreTrainedModel:
     """A random causal LM built from a config (no download), in float32 and eval mode.
 
     Args:
@@ -65,8 +68,9 @@ def build_tiny_model(
         seed: Seeds the random initialisation.
         **overrides: Extra config fields.
     """
-    from transformers import AutoModelForCausalLM, GPT2Config, Qwen2Config
+    from transformers import AutoModelForCausalLM, GPT2Config, PretrainedConfig, Qwen2Config
 
+    config: PretrainedConfig
     if arch == "gpt2":
         config = GPT2Config(
             vocab_size=vocab_size,

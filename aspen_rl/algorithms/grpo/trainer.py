@@ -105,9 +105,9 @@ class GRPOTrainer:
             model = apply_lora(model, config.lora)
         disable_dropout(model)  # after wrapping: adapters bring their own dropout modules
         if config.gradient_checkpointing:
-            model.gradient_checkpointing_enable()
+            model.gradient_checkpointing_enable()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
             if is_peft_model(model):
-                model.enable_input_require_grads()
+                model.enable_input_require_grads()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
         self.model = model
         self.tokenizer = tokenizer
         self.ref_model = ref_model
@@ -182,7 +182,7 @@ class GRPOTrainer:
         with torch.no_grad():
             if self.ref_model is not None:
                 return self._token_logprobs(self.ref_model, batch)
-            with self.model.disable_adapter():
+            with self.model.disable_adapter():  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
                 return self._token_logprobs(self.model, batch)
 
     @torch.no_grad()
@@ -354,7 +354,7 @@ class GRPOTrainer:
         """Write model or adapter, tokenizer, optimizer + scheduler, RNG states, step and config."""
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
-        self.model.save_pretrained(path / ckpt.MODEL_DIR)
+        self.model.save_pretrained(path / ckpt.MODEL_DIR)  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
         if self.tokenizer is not None and hasattr(self.tokenizer, "save_pretrained"):
             self.tokenizer.save_pretrained(path / ckpt.TOKENIZER_DIR)
         torch.save(
@@ -413,7 +413,7 @@ class GRPOTrainer:
                 raise ValueError(
                     f"checkpoint {path} does not fit the model: missing {missing}, extra {unexpected}"
                 )
-            self.model.tie_weights()
+            self.model.tie_weights()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
         saved = torch.load(path / ckpt.OPTIMIZER_FILE, map_location=self.device, weights_only=False)
         self.optimizer.load_state_dict(saved["optimizer"])
         ckpt.set_rng_state(torch.load(path / ckpt.RNG_FILE, weights_only=False))
@@ -437,7 +437,7 @@ class GRPOTrainer:
         if is_peft_model(self.model):
             root = Path(workdir) if workdir is not None else self.config.run_dir() / "engine_sync"
             target = root / f"v{engine.version + 1}"
-            self.model.save_pretrained(target)
+            self.model.save_pretrained(target)  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
             engine.update_weights(target)
             stale = root / f"v{engine.version - 1}"
             if stale.is_dir():

@@ -74,7 +74,7 @@ def plot_best_per_round(result: SearchResult, path: Path) -> Path:
     rounds = [r.round for r in result.rounds]
     best = [r.best_val for r in result.rounds]
     beam_mean = [
-        sum(by_id[i].val.score for i in r.beam if by_id[i].val) / max(1, len(r.beam)) for r in result.rounds
+        sum(val.score for i in r.beam if (val := by_id[i].val)) / max(1, len(r.beam)) for r in result.rounds
     ]
     fig, ax = plt.subplots(figsize=(max(4.0, 0.8 * len(rounds) + 3), 3.4))
     ax.plot(rounds, best, marker="o", label="best (val)")

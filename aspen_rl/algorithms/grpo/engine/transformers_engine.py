@@ -31,7 +31,7 @@ from aspen_rl.algorithms.grpo.engine.base import RolloutEngine, WeightsSource
 from aspen_rl.algorithms.grpo.types import Generation, SamplingParams
 
 
-def _base_model(model: torch.nn.Module) -> torch.nn.Module:
+def _base_model(model: torch.nn.Module) -> Any:  # an HF model: torch's Module typing hides its fields
     get_base = getattr(model, "get_base_model", None)
     return get_base() if callable(get_base) else model
 
@@ -121,7 +121,7 @@ class TransformersEngine(RolloutEngine):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(str(path))
-        model = AutoModelForCausalLM.from_pretrained(str(path), dtype=dtype).to(device)
+        model = AutoModelForCausalLM.from_pretrained(str(path), dtype=dtype).to(device)  # type: ignore[arg-type]  # transformers types .to() through a wrapper mypy misreads
         return cls(model, tokenizer, **kwargs)
 
     @property
@@ -175,7 +175,7 @@ class TransformersEngine(RolloutEngine):
             ids[i, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
             attention[i, width - len(prompt) :] = 1
         recorder = SampledLogprobs()
-        out = self.model.generate(
+        out = self.model.generate(  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
             input_ids=ids.to(self.device),
             attention_mask=attention.to(self.device),
             generation_config=config,
