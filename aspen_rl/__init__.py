@@ -24,6 +24,7 @@ _LAZY = {
     "load_settings": "aspen_rl.settings",
     "SimulatorClient": "aspen_rl.simulator",
     "RunTrace": "aspen_rl.trace",
+    "RecordedToolCall": "aspen_rl.trace",
     "ToolCall": "aspen_rl.trace",
     "build_tools": "aspen_rl.tools",
     "RewardWeights": "aspen_rl.reward",

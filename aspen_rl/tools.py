@@ -15,7 +15,14 @@ from aspen_rl.contract.schema_view import render_schemas
 from aspen_rl.contract.workbook import is_workbook
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.simulator.errors import SimulatorError, SimulatorHTTPError, SimulatorUnavailable
-from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RESULT_FILE_PATH, RUN_SIMULATION, RunTrace, ToolCall
+from aspen_rl.trace import (
+    GET_RESULT,
+    GET_SCHEMA,
+    RESULT_FILE_PATH,
+    RUN_SIMULATION,
+    RecordedToolCall,
+    RunTrace,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -129,7 +136,7 @@ def build_tools(
             response = exc.json if isinstance(exc, SimulatorHTTPError) else None
             ok, text = False, dumps(answer)
         trace.record(
-            ToolCall(
+            RecordedToolCall(
                 name=name,
                 arguments=arguments,
                 ok=ok,
@@ -144,7 +151,9 @@ def build_tools(
     def _reject(config: Any, error_type: str, message: str) -> str:
         """Record a run_simulation call refused before reaching the simulator."""
         error = f"{error_type}: {message}"
-        trace.record(ToolCall(name=RUN_SIMULATION, arguments={"config": config}, ok=False, error=error))
+        trace.record(
+            RecordedToolCall(name=RUN_SIMULATION, arguments={"config": config}, ok=False, error=error)
+        )
         return dumps(_error(error_type, message))
 
     async def get_schema(

@@ -17,8 +17,10 @@ RESULT_FILE_PATH = "result_file_path"
 """Argument name of ``get_result``: the ``result_file_path`` a successful run returned."""
 
 
-class ToolCall(BaseModel):
-    """One recorded tool call.
+class RecordedToolCall(BaseModel):
+    """One tool call as the agent made it and the trace recorded it (the reward's input).
+
+    Not to be confused with ``grpo.tool_calls.ParsedToolCall`` (a call parsed out of sampled text).
 
     Attributes:
         name: Tool name (``get_schema``, ``run_simulation``, ``get_result``).
@@ -42,7 +44,11 @@ class ToolCall(BaseModel):
     started_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
 
-def result_path_of(call: ToolCall) -> str | None:
+ToolCall = RecordedToolCall
+"""Former name of :class:`RecordedToolCall` (kept for existing imports; new code names the recorded call)."""
+
+
+def result_path_of(call: RecordedToolCall) -> str | None:
     """The result file a ``get_result`` call asked for (normalised for comparison), or ``None``."""
     ref = call.arguments.get(RESULT_FILE_PATH)
     if not isinstance(ref, str) or not ref.strip():
@@ -59,16 +65,16 @@ class RunTrace(BaseModel):
         error: Why the rollout ended abnormally (LLM error, timeout...), ``None`` when it did not.
     """
 
-    calls: list[ToolCall] = Field(default_factory=list)
+    calls: list[RecordedToolCall] = Field(default_factory=list)
     final_answer: str = ""
     error: str | None = None
 
-    def record(self, call: ToolCall) -> ToolCall:
+    def record(self, call: RecordedToolCall) -> RecordedToolCall:
         """Append a call and return it."""
         self.calls.append(call)
         return call
 
-    def calls_named(self, name: str) -> list[ToolCall]:
+    def calls_named(self, name: str) -> list[RecordedToolCall]:
         """Calls of one tool, in order."""
         return [c for c in self.calls if c.name == name]
 
@@ -91,14 +97,14 @@ class RunTrace(BaseModel):
                 return call.response
         return None
 
-    def is_own_result(self, call: ToolCall, own: set[str] | None = None) -> bool:
+    def is_own_result(self, call: RecordedToolCall, own: set[str] | None = None) -> bool:
         """Whether ``call`` is a successful ``get_result`` that read a workbook of a run of this trace."""
         if call.name != GET_RESULT or not call.ok or not is_workbook(call.response):
             return False
         paths = self.result_paths if own is None else own
         return result_path_of(call) in paths
 
-    def own_result_calls(self) -> list[ToolCall]:
+    def own_result_calls(self) -> list[RecordedToolCall]:
         """Successful ``get_result`` calls that read a run started in this same trace, in order."""
         own = self.result_paths
         return [c for c in self.calls if self.is_own_result(c, own)]

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from aspen_rl.reward.base import INVALID_CALL
-from aspen_rl.trace import RunTrace, ToolCall
+from aspen_rl.trace import RecordedToolCall, RunTrace
 
 ARGUMENTS_KEPT = 2000
 """Characters of refused arguments that are not a JSON object kept in the trace."""
@@ -30,9 +30,11 @@ def _arguments(text: str) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {"raw": str(text)[:ARGUMENTS_KEPT]}
 
 
-def refused_call(name: str, arguments: str, reason: str) -> ToolCall:
+def refused_call(name: str, arguments: str, reason: str) -> RecordedToolCall:
     """The trace entry of a call no tool could take."""
-    return ToolCall(name=name, arguments=_arguments(arguments), ok=False, error=f"{INVALID_CALL}: {reason}")
+    return RecordedToolCall(
+        name=name, arguments=_arguments(arguments), ok=False, error=f"{INVALID_CALL}: {reason}"
+    )
 
 
 __all__ = ["INVALID_CALL", "record_attempts", "refused_call"]
@@ -51,7 +53,7 @@ def record_attempts(messages: Iterable[Any], trace: RunTrace) -> int:
         How many refused calls were inserted.
     """
     ran = list(trace.calls)
-    merged: list[ToolCall] = []
+    merged: list[RecordedToolCall] = []
     taken = inserted = 0
     pending: list[Any] = []
     for message in messages:

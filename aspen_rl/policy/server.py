@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
-import uuid
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI
 
+from aspen_rl.policy.openai_api import RequestError, chat_completions_app, completion_body, tool_call_entry
 from aspen_rl.policy.scripted import AnswerAction, ScriptedPolicy, ToolCallAction
 
 SCRIPTED_MODEL_NAME = "offline-scripted-policy"
@@ -30,49 +28,25 @@ def create_policy_app(policy: ScriptedPolicy, *, latency_s: float = 0.0) -> Fast
     """
     if latency_s < 0:
         raise ValueError(f"latency_s must be >= 0, got {latency_s}")
-    app = FastAPI(title="aspen_rl offline scripted policy", docs_url=None, redoc_url=None)
 
-    async def complete(request: Request, rollout_key: str | None) -> JSONResponse:
-        try:
-            body = await request.json()
-            messages = body["messages"]
-            if not isinstance(messages, list):
-                raise TypeError("messages must be a list")
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            return JSONResponse(
-                {
-                    "error": {
-                        "message": f"invalid chat-completions request: {exc}",
-                        "type": "invalid_request_error",
-                    }
-                },
-                status_code=400,
-            )
+    async def complete(
+        body: dict[str, Any], rollout_id: str | None, attempt_id: str | None
+    ) -> dict[str, Any]:
+        messages = body.get("messages")
+        if not isinstance(messages, list):
+            raise RequestError("invalid chat-completions request: 'messages' must be a list")
+        rollout_key = f"{rollout_id}/{attempt_id}" if rollout_id is not None else None
         action = policy.next_action(messages, rollout_key=rollout_key)
         if latency_s:
             await asyncio.sleep(latency_s)
-        return JSONResponse(_completion(action, body.get("model") or SCRIPTED_MODEL_NAME))
+        return _completion(action, body.get("model") or SCRIPTED_MODEL_NAME)
 
-    @app.post("/v1/chat/completions")
-    async def chat(request: Request) -> JSONResponse:
-        return await complete(request, None)
-
-    @app.post("/rollout/{rollout_id}/attempt/{attempt_id}/v1/chat/completions")
-    async def chat_in_rollout(rollout_id: str, attempt_id: str, request: Request) -> JSONResponse:
-        return await complete(request, f"{rollout_id}/{attempt_id}")
-
-    @app.get("/v1/models")
-    async def models() -> dict[str, Any]:
-        return {
-            "object": "list",
-            "data": [{"id": SCRIPTED_MODEL_NAME, "object": "model", "owned_by": "aspen_rl"}],
-        }
-
-    @app.get("/health")
-    async def health() -> dict[str, str]:
-        return {"status": "ok", "policy": "offline scripted stand-in (not a language model)"}
-
-    return app
+    return chat_completions_app(
+        "aspen_rl offline scripted policy",
+        complete,
+        model_name=lambda: SCRIPTED_MODEL_NAME,
+        health=lambda: {"status": "ok", "policy": "offline scripted stand-in (not a language model)"},
+    )
 
 
 def _completion(action: AnswerAction | ToolCallAction, model: str) -> dict[str, Any]:
@@ -81,23 +55,7 @@ def _completion(action: AnswerAction | ToolCallAction, model: str) -> dict[str, 
         message: dict[str, Any] = {
             "role": "assistant",
             "content": None,
-            "tool_calls": [
-                {
-                    "id": f"call_{uuid.uuid4().hex[:12]}",
-                    "type": "function",
-                    "function": {"name": action.name, "arguments": json.dumps(action.arguments)},
-                }
-            ],
+            "tool_calls": [tool_call_entry(action.name, json.dumps(action.arguments))],
         }
-        finish_reason = "tool_calls"
-    else:
-        message = {"role": "assistant", "content": action.content}
-        finish_reason = "stop"
-    return {
-        "id": f"chatcmpl-{uuid.uuid4().hex}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason, "logprobs": None}],
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-    }
+        return completion_body(model, message, "tool_calls")
+    return completion_body(model, {"role": "assistant", "content": action.content}, "stop")

@@ -69,7 +69,7 @@ from aspen_rl.reward.attribution import (
 from aspen_rl.reward.base import INVALID_CALL, RewardBreakdown, RewardWeights
 from aspen_rl.reward.quantities import convert_step
 from aspen_rl.tasks.model import AspenTask, Target
-from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RunTrace, ToolCall
+from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RecordedToolCall, RunTrace
 
 # -- constants of the formula (documented in the module docstring) ------------------------------
 
@@ -95,7 +95,7 @@ def _clip(value: float) -> float:
 # -- completion ---------------------------------------------------------------------------------
 
 
-def _is_accepted(call: ToolCall) -> bool:
+def _is_accepted(call: RecordedToolCall) -> bool:
     if call.name != RUN_SIMULATION or not isinstance(call.response, dict):
         return False
     answer = call.response
@@ -134,11 +134,11 @@ def completion_score(task: AspenTask, trace: RunTrace) -> float:
 # -- tool efficiency ----------------------------------------------------------------------------
 
 
-def _call_key(call: ToolCall) -> str:
+def _call_key(call: RecordedToolCall) -> str:
     return call.name + "\x00" + json.dumps(call.arguments, sort_keys=True, default=str)
 
 
-def is_invalid(call: ToolCall) -> bool:
+def is_invalid(call: RecordedToolCall) -> bool:
     """Whether a recorded call is one no tool could take (unknown tool name, arguments not JSON)."""
     return call.name not in KNOWN_TOOLS or (call.error or "").startswith(INVALID_CALL)
 

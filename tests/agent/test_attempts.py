@@ -7,11 +7,11 @@ from autogen_core import FunctionCall
 from autogen_core.models import FunctionExecutionResult
 
 from aspen_rl.agent.attempts import INVALID_CALL, record_attempts
-from aspen_rl.trace import RunTrace, ToolCall
+from aspen_rl.trace import RecordedToolCall, RunTrace
 
 
-def ran(name: str) -> ToolCall:
-    return ToolCall(name=name, arguments={}, ok=True, response={})
+def ran(name: str) -> RecordedToolCall:
+    return RecordedToolCall(name=name, arguments={}, ok=True, response={})
 
 
 def batch(*calls: tuple[str, str, bool]) -> list:

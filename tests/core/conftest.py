@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from core_servers import mock_app, serve
+from _support import mock_app, serve_in_thread
 
 
 @pytest.fixture(scope="session")
 def mock_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """URL of the simulator mock running in a background thread (one engine thread, results in tmp)."""
-    with serve(mock_app(tmp_path_factory.mktemp("core_mock_results"))) as port:
+    with serve_in_thread(mock_app(tmp_path_factory.mktemp("core_mock_results"))) as port:
         yield f"http://127.0.0.1:{port}"

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from _support import free_port
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
@@ -137,14 +138,8 @@ async def test_non_object_json_is_a_protocol_error() -> None:
             await client.get_result("garbage")
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 async def test_service_down_gives_a_clear_error() -> None:
-    port = _closed_port()
+    port = free_port()  # nothing listens there
     async with SimulatorClient(f"http://127.0.0.1:{port}", timeout_s=2.0, retries=1, backoff_s=0.0) as client:
         with pytest.raises(SimulatorUnavailable) as info:
             await client.health()

@@ -7,7 +7,7 @@ import ipaddress
 from pathlib import Path
 
 import pytest
-from core_servers import mock_app, serve
+from _support import mock_app, serve_in_thread
 
 from aspen_rl.simulator import SimulatorClient, SimulatorUnavailable
 
@@ -50,7 +50,7 @@ async def test_self_signed_https_needs_verify_tls_false(tmp_path: Path) -> None:
     app = mock_app(tmp_path / "results")
     # lifespan off: /health needs no engine, and a second engine warming up in this process races the
     # session mock's warm-up (the chemicals databanks load lazily and not thread-safely).
-    with serve(app, lifespan="off", ssl_certfile=str(cert_file), ssl_keyfile=str(key_file)) as port:
+    with serve_in_thread(app, lifespan="off", ssl_certfile=str(cert_file), ssl_keyfile=str(key_file)) as port:
         url = f"https://127.0.0.1:{port}"
         async with SimulatorClient(url, timeout_s=10, retries=0) as strict:
             with pytest.raises(SimulatorUnavailable, match="CERTIFICATE_VERIFY_FAILED"):

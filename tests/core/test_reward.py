@@ -19,7 +19,7 @@ from aspen_rl.reward import (
 )
 from aspen_rl.reward.attribution import matches
 from aspen_rl.tasks import AspenTask, Target
-from aspen_rl.trace import RunTrace, ToolCall
+from aspen_rl.trace import RecordedToolCall, RunTrace
 
 TASK = AspenTask(
     task_id="t-heater",
@@ -63,14 +63,16 @@ RESULTS = heater_workbook(RESULT_PATH, temperature_c=80.0, duty_kw=115.1)
 GOOD_ANSWER = "Simulation converged.\n- PRO-1 temperature: 80.0 °C\n- H1 heater duty: 115.1 kW"
 
 
-def schema_call(types: list[str] | None = None, ok: bool = True) -> ToolCall:
-    return ToolCall(name="get_schema", arguments={"block_types": types or ["Heater"]}, ok=ok, response={})
+def schema_call(types: list[str] | None = None, ok: bool = True) -> RecordedToolCall:
+    return RecordedToolCall(
+        name="get_schema", arguments={"block_types": types or ["Heater"]}, ok=ok, response={}
+    )
 
 
-def run_call(config: object = None, response: dict | None = None) -> ToolCall:
+def run_call(config: object = None, response: dict | None = None) -> RecordedToolCall:
     response = RUN_OK if response is None else response
     ok = response.get("success") is True
-    return ToolCall(
+    return RecordedToolCall(
         name="run_simulation",
         arguments={"config": CONFIG if config is None else config},
         ok=ok,
@@ -79,13 +81,13 @@ def run_call(config: object = None, response: dict | None = None) -> ToolCall:
     )
 
 
-def result_call(path: str = RESULT_PATH, document: dict | None = None) -> ToolCall:
-    return ToolCall(
+def result_call(path: str = RESULT_PATH, document: dict | None = None) -> RecordedToolCall:
+    return RecordedToolCall(
         name="get_result", arguments={"result_file_path": path}, ok=True, response=document or RESULTS
     )
 
 
-def trace_of(*calls: ToolCall, answer: str = GOOD_ANSWER) -> RunTrace:
+def trace_of(*calls: RecordedToolCall, answer: str = GOOD_ANSWER) -> RunTrace:
     return RunTrace(calls=list(calls), final_answer=answer)
 
 
@@ -150,7 +152,9 @@ def test_simulation_that_never_succeeds() -> None:
 
 
 def test_malformed_json_config_scores_no_config() -> None:
-    bad = ToolCall(name="run_simulation", arguments={"config": "{not json"}, ok=False, error="InvalidJSON")
+    bad = RecordedToolCall(
+        name="run_simulation", arguments={"config": "{not json"}, ok=False, error="InvalidJSON"
+    )
     trace = trace_of(schema_call(), bad, answer="")
     # nothing but the schema call: completion 0, efficiency (1/3)*(1-0.2), quality 0 (empty answer)
     r = compute_reward(TASK, trace)
@@ -239,7 +243,7 @@ def test_the_same_result_file_written_differently_counts_as_reading_the_run() ->
 
 
 def test_an_error_answer_of_get_result_is_not_a_read() -> None:
-    missing = ToolCall(
+    missing = RecordedToolCall(
         name="get_result",
         arguments={"result_file_path": RESULT_PATH},
         ok=True,  # even if a tool recorded it as ok, an answer that is not a workbook is not results

@@ -26,7 +26,7 @@ from aspen_rl.reward.quantities import convert
 from aspen_rl.tasks import AspenTask, load_tasks
 from aspen_rl.tasks.regenerate import in_process_client
 from aspen_rl.tools import build_tools
-from aspen_rl.trace import RunTrace, ToolCall
+from aspen_rl.trace import RecordedToolCall, RunTrace
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 PLAYED = ("train-easy-01", "train-hard-02", "val-medium-01", "val-hard-01", "test-hard-03")
@@ -51,14 +51,14 @@ class Played:
         target = next(t for t in self.task.expected_output if t.name == name)
         return target.actual(self.results)
 
-    def with_answer(self, answer: str, *, calls: list[ToolCall] | None = None) -> RunTrace:
+    def with_answer(self, answer: str, *, calls: list[RecordedToolCall] | None = None) -> RunTrace:
         trace = self.trace.model_copy(deep=True)
         if calls is not None:
             trace.calls = calls
         trace.final_answer = answer
         return trace
 
-    def score(self, answer: str, *, calls: list[ToolCall] | None = None) -> RewardBreakdown:
+    def score(self, answer: str, *, calls: list[RecordedToolCall] | None = None) -> RewardBreakdown:
         return compute_reward(self.task, self.with_answer(answer, calls=calls))
 
 

@@ -12,7 +12,7 @@ from aspen_rl.reward import AspenReward, RewardBreakdown, RewardFn, RewardWeight
 from aspen_rl.reward.aspen import quality_facts
 from aspen_rl.settings import Settings
 from aspen_rl.tasks import AspenTask, Target
-from aspen_rl.trace import RunTrace, ToolCall
+from aspen_rl.trace import RecordedToolCall, RunTrace
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 RESULT_PATH = "/srv/results/aspen_result_export_r1.xlsx"
@@ -37,14 +37,14 @@ CONFIG = {"components": [{"cid": "WATER", "name": "WATER"}], "blocks": [{"name":
 def trace(answer: str, *, temperature_c: float = 80.0) -> RunTrace:
     return RunTrace(
         calls=[
-            ToolCall(name="get_schema", arguments={"block_types": ["Heater"]}, ok=True, response={}),
-            ToolCall(
+            RecordedToolCall(name="get_schema", arguments={"block_types": ["Heater"]}, ok=True, response={}),
+            RecordedToolCall(
                 name="run_simulation",
                 arguments={"config": CONFIG},
                 ok=True,
                 response={"success": True, "result_file_path": RESULT_PATH},
             ),
-            ToolCall(
+            RecordedToolCall(
                 name="get_result",
                 arguments={"result_file_path": RESULT_PATH},
                 ok=True,

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from aspen_rl.reward import compute_reward
 from aspen_rl.settings import load_settings
 from aspen_rl.tasks import AspenTask, Target
-from aspen_rl.trace import RunTrace, ToolCall
+from aspen_rl.trace import RecordedToolCall, RunTrace
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -134,13 +134,13 @@ SUMMARY = {
 # (order: simulate + result), response quality 1 (80.0 reported and grounded; 42 chars on 2 lines).
 NO_SCHEMA = RunTrace(
     calls=[
-        ToolCall(
+        RecordedToolCall(
             name="run_simulation",
             arguments={"config": {"blocks": []}},
             ok=True,
             response={"success": True, "result_file_path": RESULT_PATH},
         ),
-        ToolCall(
+        RecordedToolCall(
             name="get_result",
             arguments={"result_file_path": RESULT_PATH},
             ok=True,

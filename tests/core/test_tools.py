@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import socket
 
 import httpx
 import pytest
+from _support import free_port
 from autogen_core import CancellationToken
 from autogen_core.tools import FunctionTool
 from fastapi import FastAPI
@@ -18,15 +18,9 @@ from aspen_rl.tools import build_tools, run_answer_for_model
 from aspen_rl.trace import RunTrace
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 async def down_client() -> SimulatorClient:
-    client = SimulatorClient(f"http://127.0.0.1:{_closed_port()}", timeout_s=1.0, retries=0)
+    client = SimulatorClient(f"http://127.0.0.1:{free_port()}", timeout_s=1.0, retries=0)  # nothing there
     yield client
     await client.aclose()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_runner import Run, run_cli_in
+from _support import Run, run_cli_in
 
 
 @pytest.fixture

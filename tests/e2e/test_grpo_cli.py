@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_runner import offline_env
+from _support import free_port, offline_env
 from rich.console import Console
 
 from aspen_rl.algorithms.grpo.algorithm import STEP_KEY
@@ -26,7 +26,6 @@ from aspen_rl.algorithms.verl import (
 from aspen_rl.algorithms.verl_config import VerlConfigError, missing_verl_requirements
 from aspen_rl.cli import build_parser
 from aspen_rl.reporting import RunReport, load_records
-from aspen_rl.services import free_port
 from aspen_rl.settings import Settings
 from aspen_rl.tasks import load_split
 from aspen_rl.train import TaskSplits, UsageError, _build_algorithm, _resolve_mode

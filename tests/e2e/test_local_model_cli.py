@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_runner import offline_env
+from _support import offline_env
 
 from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
 

@@ -8,18 +8,11 @@ still read its results workbook and earn a non-zero reward, and nothing may ask 
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-import uvicorn
-from cli_runner import offline_env, run_cli_in
+from _support import offline_env, run_cli_in, serve_in_thread
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
@@ -66,31 +59,14 @@ def real_routes_gateway(upstream: str, seen: list[tuple[str, str, int]]) -> Fast
     return app
 
 
-@contextmanager
-def serve(app: Any) -> Iterator[str]:
-    """Serve ``app`` with uvicorn in a background thread on a free loopback port; yields its URL."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "gateway did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
-
-
 def test_dev_run_through_the_real_routes_only(tmp_path: Path) -> None:
     seen: list[tuple[str, str, int]] = []
-    with mock_simulator(tmp_path / "results") as mock, serve(real_routes_gateway(mock.url, seen)) as url:
+    with (
+        mock_simulator(tmp_path / "results") as mock,
+        serve_in_thread(real_routes_gateway(mock.url, seen), lifespan="auto") as port,
+    ):
         env = offline_env()
-        env["ASPEN_SIMULATOR_URL"] = url
+        env["ASPEN_SIMULATOR_URL"] = f"http://127.0.0.1:{port}"
         run = run_cli_in(tmp_path, "--mode", "dev", "--n-runners", "2", "--seed", "0", env=env)
     records = run.records
     assert {r.task_id for r in records} == {t.task_id for t in load_split("train")}

@@ -10,10 +10,10 @@ from pathlib import Path
 from statistics import fmean
 
 import pytest
-from cli_runner import offline_env
+from _support import free_port, offline_env
 
 from aspen_rl.reporting import load_records
-from aspen_rl.services import free_port, mock_simulator
+from aspen_rl.services import mock_simulator
 from aspen_rl.tasks import load_split
 
 pytestmark = pytest.mark.slow

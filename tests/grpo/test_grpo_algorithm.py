@@ -18,15 +18,11 @@ from agentlightning.execution.shared_memory import SharedMemoryExecutionStrategy
 from agentlightning.tracer.otel import OtelTracer
 from rich.console import Console
 
-from aspen_rl.algorithms.grpo.algorithm import (
-    CHECKPOINT_METRICS,
-    STEP_KEY,
-    GRPOAlgorithm,
-    metrics_table,
-    resolve_checkpoint,
-    tasks_for_step,
-)
+from aspen_rl.algorithms.grpo.algorithm import STEP_KEY, GRPOAlgorithm
 from aspen_rl.algorithms.grpo.config import GRPOConfig, GRPOConfigError, load_grpo_config
+from aspen_rl.algorithms.grpo.metrics_table import metrics_table
+from aspen_rl.algorithms.grpo.resume import CHECKPOINT_METRICS, resolve_checkpoint
+from aspen_rl.algorithms.grpo.task_draw import tasks_for_step
 from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
 from aspen_rl.records import RewardScores, RolloutRecord
 from aspen_rl.reporting import RunReport, load_records

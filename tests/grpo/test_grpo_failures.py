@@ -8,11 +8,11 @@ import openai
 import pytest
 import torch
 
-from aspen_rl.algorithms.grpo.algorithm import record_metrics
 from aspen_rl.algorithms.grpo.config import GRPOConfig
 from aspen_rl.algorithms.grpo.engine import TransformersEngine
 from aspen_rl.algorithms.grpo.failures import failure_kind, split_for_update
 from aspen_rl.algorithms.grpo.groups import FinishedRollout, group_samples
+from aspen_rl.algorithms.grpo.metrics import record_metrics
 from aspen_rl.algorithms.grpo.server import ChatCompletionServer
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
 from aspen_rl.algorithms.grpo.types import SamplingParams

@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from reliability_helpers import repo_env
+from _support import repo_env
 
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import completion

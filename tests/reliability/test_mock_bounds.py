@@ -10,13 +10,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from reliability_helpers import Mock, slow_recycle
+from _support import LiveMock, in_process_transport
+from _support.sim import slow_recycle
 
 from aspen_rl.agent.lit_agent import _infrastructure_error
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
-from simulator_mock.app import create_app
 from simulator_mock.auth import TOKEN_HEADER, bind_warning
 from simulator_mock.examples import heater
 from simulator_mock.retention import Retention, cap_stored_file
@@ -25,8 +25,7 @@ from simulator_mock.settings import Settings
 
 def in_process(tmp_path: Path, **settings: object) -> httpx.ASGITransport:
     """The app in this process (simulations in one thread of it), reached without sockets."""
-    app = create_app(Settings(workers=0, results_dir=tmp_path / "results", **settings))
-    return httpx.ASGITransport(app=app)
+    return in_process_transport(tmp_path / "results", **settings)
 
 
 async def test_a_config_past_the_run_budget_is_the_agents_scored_failure(tmp_path: Path) -> None:
@@ -64,7 +63,7 @@ def test_client_timeout_exceeds_the_mock_budget_by_a_margin() -> None:
 
 @pytest.mark.slow
 def test_an_abandoned_request_stops_its_run(tmp_path: Path) -> None:
-    mock = Mock(tmp_path, "--workers", "1", "--timeout", "60")
+    mock = LiveMock(tmp_path, "--workers", "1", "--timeout", "60")
     try:
         mock.wait_healthy(warm=True)
         with pytest.raises(httpx.ReadTimeout):  # the client gives up after 1 s and hangs up

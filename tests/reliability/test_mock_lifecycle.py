@@ -10,14 +10,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from reliability_helpers import Mock, alive, descendants, slow_recycle
+from _support import LiveMock, alive, descendants
+from _support.sim import slow_recycle
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_stops_the_mock_and_every_worker_even_mid_run(tmp_path: Path, signum: int, code: int) -> None:
-    mock = Mock(tmp_path, "--workers", "2", "--timeout", "60")
+    mock = LiveMock(tmp_path, "--workers", "2", "--timeout", "60")
     try:
         mock.wait_healthy(warm=True)
         # A slow run occupies a worker when the signal arrives (the case that used to orphan workers).

@@ -6,11 +6,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from _support import mock_app
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
-
-from simulator_mock.app import create_app
-from simulator_mock.settings import Settings
 
 schemathesis = pytest.importorskip("schemathesis")
 from schemathesis.specs.openapi import checks as st_checks  # noqa: E402
@@ -18,7 +16,7 @@ from schemathesis.specs.openapi import checks as st_checks  # noqa: E402
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory):
-    return create_app(Settings(workers=0, results_dir=tmp_path_factory.mktemp("openapi_results")))
+    return mock_app(tmp_path_factory.mktemp("openapi_results"))
 
 
 def test_every_operation_has_real_responses_and_the_run_route_a_body(app) -> None:
@@ -49,7 +47,7 @@ def test_405_names_the_allowed_methods(app) -> None:
 def _schema():
     """The app in this process (simulations in a thread; a short run budget bounds every example)."""
     results = Path(tempfile.mkdtemp(prefix="openapi_results_"))
-    app = create_app(Settings(workers=0, results_dir=results, request_timeout_s=2, max_runs_kept=50))
+    app = mock_app(results, request_timeout_s=2, max_runs_kept=50)
     return schemathesis.openapi.from_asgi("/openapi.json", app)
 
 

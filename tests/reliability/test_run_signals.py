@@ -12,9 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from reliability_helpers import alive, descendants, processes_mentioning, repo_env
-
-from aspen_rl.services import free_port
+from _support import alive, descendants, free_port, processes_mentioning, repo_env
 
 pytestmark = pytest.mark.slow
 

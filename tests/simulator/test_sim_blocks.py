@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from sim_helpers import assert_closed, direct_flasher
+from _support.sim import assert_closed, direct_flasher
 
 from simulator_mock import run_config
 from simulator_mock.examples import (

@@ -19,12 +19,12 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _support import in_process_client
 from fastapi.testclient import TestClient
 from openpyxl import Workbook, load_workbook
 from reactor_configs import feed, powerlaw, rcstr_data, reactor_config, rplug_data
 
 from simulator_mock import examples, run_config
-from simulator_mock.app import create_app
 from simulator_mock.schema_registry import BLOCK_TYPES
 from simulator_mock.settings import Settings
 from simulator_mock.workbook import NOT_WRITTEN, sheets, xlsx_bytes
@@ -65,7 +65,7 @@ UNITS = {"C", "bar", "kW", "kmol/hr", "kg/hr", "cum/hr", "meter", "cum", "hr"}
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, Path]]:
     """The app in this process (simulations in a thread) and its results folder."""
     results = tmp_path_factory.mktemp("contract_results")
-    with TestClient(create_app(Settings(workers=0, results_dir=results)), raise_server_exceptions=False) as c:
+    with in_process_client(results) as c:
         yield c, results.resolve()
 
 
@@ -199,8 +199,7 @@ def test_schema_dir_serves_the_users_documents(tmp_path: Path) -> None:
     (schemas / "blocks_Heater_data.json").write_text(json.dumps({"title": "real heater"}))
     (schemas / "reactions.json").write_text(json.dumps({"title": "reactions"}))
     (schemas / "blocks_Broken_data.json").write_text("{not json")
-    settings = Settings(workers=0, results_dir=tmp_path / "results", schema_dir=schemas)
-    with TestClient(create_app(settings), raise_server_exceptions=False) as user:
+    with in_process_client(tmp_path / "results", schema_dir=schemas) as user:
         listing = user.get("/api/schema/list").json()
         assert [(e["category"], e["type"], e["file"]) for e in listing["schemas"]] == [
             ("base", "base", "base_schema.json"),
@@ -802,8 +801,7 @@ def test_results_folder_keeps_a_bounded_number_of_runs(tmp_path: Path) -> None:
     for pattern in ("config_{}.json", "output_{}.json", "aspen_result_export_{}.xlsx"):
         (results / pattern.format(old)).write_text("{}")
     (results / "config_mine.json").write_text("{}")  # a user's file, not a run's
-    settings = Settings(workers=0, results_dir=results, max_runs_kept=2)
-    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+    with in_process_client(results, max_runs_kept=2) as client:
         first = run(client, examples.heater())
         assert (results / f"output_{old}.json").exists()
         second = client.post("/run-aspen-simulation", content=b"[1]").json()  # failures count too

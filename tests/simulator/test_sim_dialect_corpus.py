@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from _support.sim import assert_closed
 from reactor_configs import WGS_COMPONENTS, feed, powerlaw, rcstr_data, reactor_config, rplug_data
-from sim_helpers import assert_closed
 
 from simulator_mock import SimulationError, run_config
 from simulator_mock.examples import (

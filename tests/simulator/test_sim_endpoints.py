@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 import pytest
+from _support import LiveMock, in_process_transport
 from openpyxl import load_workbook
-from sim_helpers import LiveService
 
 from simulator_mock.examples import flash_drum, heater
 from simulator_mock.schema_registry import BLOCK_TYPES
@@ -65,13 +65,13 @@ def test_schema_unknown_type_is_named(http: httpx.Client) -> None:
     assert "Reactor" in body["message"] and list(body["schemas"]) == ["base"]
 
 
-def test_run_then_read_the_workbook(http: httpx.Client, live_service: LiveService) -> None:
+def test_run_then_read_the_workbook(http: httpx.Client, live_service: LiveMock) -> None:
     response = http.post("/run-aspen-simulation", json=heater())
     assert response.status_code == 200
     body = response.json()
     assert body["success"] is True
     for key in ("config_file_path", "aspen_file_path", "result_file_path"):
-        assert Path(body[key]).parent == live_service.results_dir.resolve()
+        assert Path(body[key]).parent == live_service.results.resolve()
     assert body["result_file_path"].endswith(".xlsx")
     assert json.loads(Path(body["config_file_path"]).read_text()) == heater()
     answer = http.get("/get-aspen-result", params={"file_path": body["result_file_path"]}).json()
@@ -153,14 +153,11 @@ def test_service_answers_a_flash_like_the_engine(http: httpx.Client) -> None:
 
 async def test_app_embedded_behind_asgi_transport(tmp_path: Path) -> None:
     """Without lifespan events (httpx.ASGITransport) the app simulates in a thread of its own process."""
-    from simulator_mock.app import create_app
-    from simulator_mock.settings import Settings
-
-    app = create_app(Settings(results_dir=tmp_path))
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mock") as client:
+    transport = in_process_transport(tmp_path, workers=2)  # workers set, but no lifespan starts them
+    async with httpx.AsyncClient(transport=transport, base_url="http://mock") as client:
         answer = (await client.post("/run-aspen-simulation", json=heater())).json()
         assert answer["success"] is True
         read = await client.get("/get-aspen-result", params={"file_path": answer["result_file_path"]})
     assert stream_value(read.json(), "PROD-1", "Temperature") == 80
     assert (tmp_path / f"aspen_result_export_{answer['run_id']}.xlsx").exists()
-    app.state.service.stop()
+    transport.app.state.service.stop()

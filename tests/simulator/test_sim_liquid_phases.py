@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from sim_helpers import assert_closed
+from _support.sim import assert_closed
 
 from simulator_mock import run_config
 from simulator_mock.examples import BENZENE, VALVE_DEFAULTS, WATER, feed, flowsheet, tp

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _support.sim import assert_closed
 from reactor_configs import feed, powerlaw, rcstr_data, reactor_config, rplug_data
-from sim_helpers import assert_closed
 
 from simulator_mock import SimulationError, run_config
 from simulator_mock.kinetics import PhaseComposition, Reaction, net_rate

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sim_helpers import assert_closed
+from _support.sim import assert_closed
 
 from simulator_mock import SimulationError, run_config
 from simulator_mock.examples import recycle

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sim_helpers import assert_closed, direct_flasher
+from _support.sim import assert_closed, direct_flasher
 
 from simulator_mock import run_config
 from simulator_mock.examples import METHANOL, WATER, boiling_point, component, water_mixing

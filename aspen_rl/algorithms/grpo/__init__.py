@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from aspen_rl.algorithms.grpo.metrics import MetricsSink
     from aspen_rl.algorithms.grpo.records import CallRecorder
     from aspen_rl.algorithms.grpo.server import ChatCompletionServer
-    from aspen_rl.algorithms.grpo.tool_calls import ParsedMessage, ToolCall, parse_tool_calls
+    from aspen_rl.algorithms.grpo.tool_calls import ParsedMessage, ParsedToolCall, parse_tool_calls
     from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
     from aspen_rl.algorithms.grpo.trajectory import RowsBuild, build_rows, sample_from_records
     from aspen_rl.algorithms.grpo.types import (
@@ -50,7 +50,7 @@ _LAZY = {
     "CallRecorder": "records",
     "ChatCompletionServer": "server",
     "ParsedMessage": "tool_calls",
-    "ToolCall": "tool_calls",
+    "ParsedToolCall": "tool_calls",
     "parse_tool_calls": "tool_calls",
     "GRPOTrainer": "trainer",
     "RowsBuild": "trajectory",
@@ -76,11 +76,11 @@ __all__ = [
     "LoRASettings",
     "MetricsSink",
     "ParsedMessage",
+    "ParsedToolCall",
     "RolloutEngine",
     "RolloutSample",
     "RowsBuild",
     "SamplingParams",
-    "ToolCall",
     "TrajectoryRow",
     "TransformersEngine",
     "VLLMSettings",

@@ -1,33 +1,34 @@
-"""GRPO as an Agent Lightning algorithm: rollouts through the store, update, sync, eval, checkpoints."""
+"""GRPO as an Agent Lightning algorithm: the loop (rollouts through the store, update, sync, eval, saves).
+
+Its parts live next to it: ``resume`` (checkpoint lookup and the resume check), ``task_draw`` (which tasks a
+step trains on), ``metrics`` (per-batch statistics, the metrics sink) and ``metrics_table`` (the final table).
+"""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import fmean, pstdev
 from typing import TYPE_CHECKING, Any
 
 from agentlightning import ProxyLLM
 from agentlightning.algorithm import Algorithm
-from rich import box
-from rich.table import Table
 
 from aspen_rl.algorithms.grpo.chat_template import load_chat_template
-from aspen_rl.algorithms.grpo.checkpoint import STATE_FILE, latest_checkpoint, read_state
-from aspen_rl.algorithms.grpo.config import (
-    DEFAULT_CONFIG_PATH,
-    GRPOConfig,
-    load_grpo_config,
-    resume_differences,
-    resume_refusal,
+from aspen_rl.algorithms.grpo.config import DEFAULT_CONFIG_PATH, GRPOConfig, load_grpo_config
+from aspen_rl.algorithms.grpo.failures import split_for_update
+from aspen_rl.algorithms.grpo.metrics import record_metrics
+from aspen_rl.algorithms.grpo.metrics_table import metrics_table
+from aspen_rl.algorithms.grpo.resume import (
+    CHECKPOINT_METRICS,
+    check_resumable,
+    replay_metrics,
+    resolve_checkpoint,
 )
-from aspen_rl.algorithms.grpo.failures import failure_kind, split_for_update
+from aspen_rl.algorithms.grpo.task_draw import tasks_for_step
 from aspen_rl.algorithms.rollouts import publish, run_tasks
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport
@@ -37,132 +38,24 @@ from aspen_rl.tasks import AspenTask
 if TYPE_CHECKING:
     from aspen_rl.algorithms.grpo.types import RolloutSample
 
+__all__ = [
+    "CHECKPOINT_METRICS",
+    "LLM_RESOURCE",
+    "STEP_KEY",
+    "GRPOAlgorithm",
+    "check_resumable",
+    "metrics_table",
+    "record_metrics",
+    "resolve_checkpoint",
+    "tasks_for_step",
+]
+
 logger = logging.getLogger(__name__)
 
 LLM_RESOURCE = "main_llm"
 """Name of the ``LLM`` resource the agent resolves (replaced by the policy endpoint)."""
-CHECKPOINT_METRICS = "metrics.jsonl"
-"""Copy of the run's metrics up to a checkpoint's step, kept in the checkpoint for resumed runs."""
 STEP_KEY = "grpo_step"
 """Key of ``RolloutRecord.extra`` naming the step a rollout belongs to."""
-
-TABLE_COLUMNS = (
-    ("step", "step", "{:.0f}"),
-    ("reward", "reward_mean", "{:.3f}"),
-    ("std", "reward_std", "{:.3f}"),
-    ("loss", "loss", "{:+.4f}"),
-    ("grad", "grad_norm", "{:.3f}"),
-    ("tokens", "tokens", "{:.0f}"),
-    ("0-var", "zero_variance_groups", "{:.0f}"),
-    ("failed", "failed_rollouts", "{:.0f}"),
-    ("p-fail", "policy_failures", "{:.0f}"),
-    ("eval", "eval/reward_mean", "{:.3f}"),
-    ("s", "step_seconds", "{:.1f}"),
-)
-"""Columns of the final metrics table: (header, metrics key, format)."""
-TABLE_CAPTION = (
-    "reward: mean ± std of the trained groups; grad: gradient norm; 0-var: groups without signal; "
-    "failed: infrastructure failures left out; p-fail: policy failures scored 0 and kept; "
-    "eval: validation reward; s: step time"
-)
-
-
-def resolve_checkpoint(path: str | Path) -> Path:
-    """A checkpoint directory (``step_<n>`` with its state file), or the latest one of a run directory.
-
-    Raises:
-        FileNotFoundError: neither a complete checkpoint nor a run directory holding one.
-    """
-    path = Path(path)
-    if (path / STATE_FILE).is_file():
-        return path
-    latest = latest_checkpoint(path)
-    if latest is None:
-        raise FileNotFoundError(
-            f"--resume {path}: not a GRPO checkpoint (no {STATE_FILE}) nor a run directory with step_<n>/"
-        )
-    return latest
-
-
-def check_resumable(checkpoint: Path, config: GRPOConfig) -> dict[str, Any]:
-    """The checkpoint's state, after checking the config continues the run that wrote it.
-
-    Raises:
-        ValueError: LoRA adapter vs full weights mismatch, or fields that define the optimisation
-            (``RESUME_FIELDS``: model, LoRA shape, optimiser, schedule, loss, group size...) differ; the
-            message lists each as ``field: saved -> current``.
-    """
-    state = read_state(checkpoint)
-    if bool(state.get("lora")) != config.lora.enabled:
-        raise ValueError(
-            f"checkpoint {checkpoint} holds {'a LoRA adapter' if state.get('lora') else 'full weights'} "
-            f"but the GRPO config has lora.enabled={config.lora.enabled}"
-        )
-    changed = resume_differences(state.get("config") or {}, config)
-    if changed:
-        raise ValueError(resume_refusal(checkpoint, changed))
-    return state
-
-
-def tasks_for_step(tasks: Sequence[AspenTask], step: int, k: int, seed: int) -> list[AspenTask]:
-    """The ``k`` distinct tasks of a 1-based step, walking seeded per-epoch shuffles of the task list.
-
-    Every task is seen about equally often, and the draw depends only on (tasks, step, k, seed): a
-    resumed run draws what the uninterrupted run would have.
-    """
-    n = len(tasks)
-    k = min(k, n)
-    chosen: list[int] = []
-    position = (step - 1) * k
-    while len(chosen) < k:
-        epoch, offset = divmod(position, n)
-        order = list(range(n))
-        random.Random(f"{seed}:{epoch}").shuffle(order)
-        if order[offset] not in chosen:  # an epoch boundary inside the step
-            chosen.append(order[offset])
-        position += 1
-    return [tasks[i] for i in chosen]
-
-
-def record_metrics(records: Sequence[RolloutRecord]) -> dict[str, float]:
-    """Reward statistics of a batch of rollouts (all of them, failures scoring 0) and its failure counts.
-
-    ``failed_rollouts`` counts the infrastructure failures (left out of the update), ``policy_failures``
-    the rollouts the policy ended in failure (scored 0 and kept), see ``failures.failure_kind``.
-    """
-    totals = [r.reward.total if r.status == "ok" else 0.0 for r in records]
-    kinds = [failure_kind(r) for r in records]
-    return {
-        "reward_mean": fmean(totals) if totals else 0.0,
-        "reward_std": pstdev(totals) if len(totals) > 1 else 0.0,
-        "completion_mean": fmean(r.reward.completion for r in records) if records else 0.0,
-        "tool_efficiency_mean": fmean(r.reward.tool_efficiency for r in records) if records else 0.0,
-        "response_quality_mean": fmean(r.reward.response_quality for r in records) if records else 0.0,
-        "success_rate": fmean(float(r.succeeded) for r in records) if records else 0.0,
-        "rollouts": float(len(records)),
-        "failed_rollouts": float(kinds.count("infrastructure")),
-        "policy_failures": float(kinds.count("policy")),
-    }
-
-
-def metrics_table(rows: Sequence[dict[str, Any]], title: str = "GRPO metrics per step") -> Table:
-    """One row per step (training and evaluation lines of a step merged)."""
-    by_step: dict[int, dict[str, Any]] = {}
-    for row in rows:
-        by_step.setdefault(int(row["step"]), {}).update(row)
-    table = Table(
-        title=title, box=box.SIMPLE_HEAD, caption=TABLE_CAPTION, collapse_padding=True, pad_edge=False
-    )
-    for header, _, _ in TABLE_COLUMNS:
-        table.add_column(header, justify="right", no_wrap=True)
-    for step in sorted(by_step):
-        row = by_step[step]
-        cells = []
-        for _, key, fmt in TABLE_COLUMNS:
-            value = row.get(key)
-            cells.append(fmt.format(value) if isinstance(value, int | float) else "-")
-        table.add_row(*cells)
-    return table
 
 
 @dataclass
@@ -291,7 +184,7 @@ class GRPOAlgorithm(Algorithm):
         sink = MetricsSink(self.report.output_dir, tensorboard=self.config.tensorboard)
         if self.resume is not None:
             trainer.load_checkpoint(self.resume)
-            self._replay_metrics(sink, self.resume, trainer.global_step)
+            replay_metrics(sink, self.resume, trainer.global_step)
             logger.info("grpo: resumed from %s at step %d", self.resume, trainer.global_step)
         return trainer, sink
 
@@ -306,18 +199,6 @@ class GRPOAlgorithm(Algorithm):
         server = ChatCompletionServer.from_config(self.config, engine, trainer.tokenizer)
         server.start()
         return _Policy(trainer, engine, server, sink)
-
-    @staticmethod
-    def _replay_metrics(sink: Any, checkpoint: Path, step: int) -> None:
-        """Start this run's metrics with those of the run that wrote the checkpoint (up to its step)."""
-        saved = checkpoint / CHECKPOINT_METRICS
-        if not saved.is_file():
-            return
-        for line in saved.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                if row.get("step", step + 1) <= step:
-                    sink.log(int(row.pop("step")), row)
 
     def llm_resource(self, endpoint: str) -> ProxyLLM:
         """The policy endpoint as a rollout-routed ``ProxyLLM`` resource."""

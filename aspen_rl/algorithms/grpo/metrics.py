@@ -1,15 +1,41 @@
-"""Metrics sink of a GRPO run: JSONL lines, TensorBoard events when installed, a PNG reward curve."""
+"""Metrics of a GRPO run: per-batch rollout statistics, and the sink (JSONL lines, TensorBoard events when
+installed, a PNG reward curve)."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from statistics import fmean, pstdev
 from typing import Any
+
+from aspen_rl.algorithms.grpo.failures import failure_kind
+from aspen_rl.records import RolloutRecord
 
 METRICS_FILE = "metrics.jsonl"
 CURVE_FILE = "reward_curve.png"
+
+
+def record_metrics(records: Sequence[RolloutRecord]) -> dict[str, float]:
+    """Reward statistics of a batch of rollouts (all of them, failures scoring 0) and its failure counts.
+
+    ``failed_rollouts`` counts the infrastructure failures (left out of the update), ``policy_failures``
+    the rollouts the policy ended in failure (scored 0 and kept), see ``failures.failure_kind``.
+    """
+    totals = [r.reward.total if r.status == "ok" else 0.0 for r in records]
+    kinds = [failure_kind(r) for r in records]
+    return {
+        "reward_mean": fmean(totals) if totals else 0.0,
+        "reward_std": pstdev(totals) if len(totals) > 1 else 0.0,
+        "completion_mean": fmean(r.reward.completion for r in records) if records else 0.0,
+        "tool_efficiency_mean": fmean(r.reward.tool_efficiency for r in records) if records else 0.0,
+        "response_quality_mean": fmean(r.reward.response_quality for r in records) if records else 0.0,
+        "success_rate": fmean(float(r.succeeded) for r in records) if records else 0.0,
+        "rollouts": float(len(records)),
+        "failed_rollouts": float(kinds.count("infrastructure")),
+        "policy_failures": float(kinds.count("policy")),
+    }
 
 
 class MetricsSink:

@@ -14,34 +14,25 @@ import json
 import socket
 import threading
 import time
-import uuid
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
-
-from aspen_rl.algorithms.grpo.batching import GenerationBatcher
 from aspen_rl.algorithms.grpo.chat_template import prepare_tokenizer
 from aspen_rl.algorithms.grpo.config import GRPOConfig
 from aspen_rl.algorithms.grpo.engine.base import RolloutEngine
+from aspen_rl.algorithms.grpo.generation_batcher import GenerationBatcher
 from aspen_rl.algorithms.grpo.records import CallRecorder
 from aspen_rl.algorithms.grpo.tool_calls import parse_tool_calls
 from aspen_rl.algorithms.grpo.types import CallRecord, Generation, SamplingParams
+from aspen_rl.policy.openai_api import RequestError, chat_completions_app, completion_body
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 ROLLOUT_HEADER = "x-rollout-id"
 """Alternative to the rollout-scoped route: calls to ``/v1`` carrying this header are recorded too."""
 
 _STOP_TOKENS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>")
-
-
-class RequestError(ValueError):
-    """A chat-completions request the endpoint refuses (answered with HTTP 400)."""
-
-
-def _error(message: str, status: int = 400, code: str | None = None) -> JSONResponse:
-    body = {"error": {"message": message, "type": "invalid_request_error", "code": code}}
-    return JSONResponse(body, status_code=status)
 
 
 def _text(content: Any) -> str:
@@ -245,23 +236,16 @@ class ChatCompletionServer:
         if parsed.tool_calls:
             message["tool_calls"] = [call.to_openai() for call in parsed.tool_calls]
             finish = "tool_calls"
-        n_prompt, n_completion = len(generation.prompt_ids), len(generation.completion_ids)
-        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
-        response: dict[str, Any] = {
-            "id": f"chatcmpl-{uuid.uuid4().hex}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model") or self.model_name,
-            "choices": [choice],
-            "usage": {
-                "prompt_tokens": n_prompt,
-                "completion_tokens": n_completion,
-                "total_tokens": n_prompt + n_completion,
-            },
-        }
+        response = completion_body(
+            body.get("model") or self.model_name,
+            message,
+            finish,
+            prompt_tokens=len(generation.prompt_ids),
+            completion_tokens=len(generation.completion_ids),
+        )
         if body.get("return_token_ids"):
             response["prompt_token_ids"] = generation.prompt_ids
-            choice["token_ids"] = generation.completion_ids
+            response["choices"][0]["token_ids"] = generation.completion_ids
         return response
 
     async def complete(
@@ -276,7 +260,8 @@ class ChatCompletionServer:
         if len(prompt_ids) > self.max_prompt_tokens:
             raise RequestError(
                 f"the prompt has {len(prompt_ids)} tokens, "
-                f"more than max_prompt_tokens={self.max_prompt_tokens}"
+                f"more than max_prompt_tokens={self.max_prompt_tokens}",
+                code="context_length_exceeded",
             )
         sampling = self.request_sampling(body)
         index = self.recorder.next_index(rollout_id) if rollout_id is not None and self.record else -1
@@ -302,44 +287,13 @@ class ChatCompletionServer:
         return self._response(body, generation, sampling)
 
     def _build_app(self) -> FastAPI:
-        app = FastAPI(title="aspen_rl GRPO policy endpoint", docs_url=None, redoc_url=None)
-
-        async def handle(request: Request, rollout_id: str | None, attempt_id: str | None) -> JSONResponse:
-            try:
-                body = await request.json()
-                if not isinstance(body, dict):
-                    raise RequestError("the request body must be a JSON object")
-                return JSONResponse(await self.complete(body, rollout_id, attempt_id))
-            except json.JSONDecodeError as exc:
-                return _error(f"invalid JSON body: {exc}")
-            except RequestError as exc:
-                code = "context_length_exceeded" if "max_prompt_tokens" in str(exc) else None
-                return _error(str(exc), code=code)
-            except Exception as exc:  # an engine failure: answer it, keep serving
-                return _error(
-                    f"generation failed: {type(exc).__name__}: {exc}", status=500, code="engine_error"
-                )
-
-        @app.post("/v1/chat/completions")
-        async def chat(request: Request) -> JSONResponse:
-            return await handle(request, request.headers.get(ROLLOUT_HEADER), None)
-
-        @app.post("/rollout/{rollout_id}/attempt/{attempt_id}/v1/chat/completions")
-        async def chat_in_rollout(rollout_id: str, attempt_id: str, request: Request) -> JSONResponse:
-            return await handle(request, rollout_id, attempt_id)
-
-        @app.get("/v1/models")
-        async def models() -> dict[str, Any]:
-            return {
-                "object": "list",
-                "data": [{"id": self.model_name, "object": "model", "owned_by": "aspen_rl"}],
-            }
-
-        @app.get("/health")
-        async def health() -> dict[str, Any]:
-            return {"status": "ok", "model": self.model_name, "policy_version": self.engine.version}
-
-        return app
+        return chat_completions_app(
+            "aspen_rl GRPO policy endpoint",
+            self.complete,
+            model_name=lambda: self.model_name,
+            health=lambda: {"status": "ok", "model": self.model_name, "policy_version": self.engine.version},
+            rollout_header=ROLLOUT_HEADER,
+        )
 
     # ---- serving -------------------------------------------------------------------------------------
 

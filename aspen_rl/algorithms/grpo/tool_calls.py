@@ -8,12 +8,15 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from aspen_rl.policy.openai_api import tool_call_entry
+
 _BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
 
 
 @dataclass(frozen=True)
-class ToolCall:
-    """One parsed call: the function name and its arguments as a JSON object string."""
+class ParsedToolCall:
+    """One call parsed out of a model's sampled text: the function name and its arguments as a JSON object
+    string. Not ``aspen_rl.trace.RecordedToolCall``: a call the agent made, as the trace recorded it."""
 
     name: str
     arguments: str
@@ -21,11 +24,7 @@ class ToolCall:
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI ``tool_calls`` entry."""
-        return {
-            "id": self.id,
-            "type": "function",
-            "function": {"name": self.name, "arguments": self.arguments},
-        }
+        return tool_call_entry(self.name, self.arguments, self.id)
 
 
 @dataclass(frozen=True)
@@ -33,10 +32,10 @@ class ParsedMessage:
     """Assistant text split into plain content and tool calls."""
 
     content: str | None
-    tool_calls: list[ToolCall]
+    tool_calls: list[ParsedToolCall]
 
 
-def _parse_block(raw: str) -> ToolCall | None:
+def _parse_block(raw: str) -> ParsedToolCall | None:
     try:
         obj = json.loads(raw)
     except json.JSONDecodeError:
@@ -51,7 +50,7 @@ def _parse_block(raw: str) -> ToolCall | None:
             return None
     if not isinstance(args, dict):
         return None
-    return ToolCall(name=obj["name"], arguments=json.dumps(args, ensure_ascii=False))
+    return ParsedToolCall(name=obj["name"], arguments=json.dumps(args, ensure_ascii=False))
 
 
 def parse_tool_calls(text: str) -> ParsedMessage:

@@ -19,7 +19,6 @@ import torch
 
 from aspen_rl.algorithms.grpo import checkpoint as ckpt
 from aspen_rl.algorithms.grpo.advantages import group_advantages
-from aspen_rl.algorithms.grpo.batch import RowBatch, collate
 from aspen_rl.algorithms.grpo.config import GRPOConfig, resume_differences, resume_refusal
 from aspen_rl.algorithms.grpo.engine.base import RolloutEngine
 from aspen_rl.algorithms.grpo.logprobs import token_logprobs
@@ -32,6 +31,7 @@ from aspen_rl.algorithms.grpo.model import (
     resolve_device,
     set_cpu_threads,
 )
+from aspen_rl.algorithms.grpo.row_batch import RowBatch, collate
 from aspen_rl.algorithms.grpo.types import RolloutSample, TrajectoryRow
 
 Group = Sequence[RolloutSample | tuple[Sequence[TrajectoryRow], float]]

@@ -1,4 +1,4 @@
-"""Pad training rows into tensors aligned for next-token scoring."""
+"""Training rows right-padded into one tensor batch, aligned for next-token scoring (the trainer's input)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,8 @@
-"""Helpers shared by the simulator tests (importable as a plain module: tests/simulator is on sys.path)."""
+"""Checks and configs the simulator tests share: balances close, an independent thermo flasher, a slow run."""
 
 from __future__ import annotations
 
-import subprocess
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
-
-@dataclass
-class LiveService:
-    """A running ``python -m simulator_mock`` process."""
-
-    url: str
-    results_dir: Path
-    process: subprocess.Popen
 
 
 def assert_closed(results: dict[str, Any]) -> None:
@@ -113,3 +101,18 @@ def _liquid_heat_capacity_class(base: Any, constants: Any, props: Any) -> Any:
             return values
 
     return Liquid
+
+
+def slow_recycle() -> dict:
+    """A schema-valid config that keeps the engine busy for seconds (about 10 s on a quiet core): 99.5 % of
+    the stream recycled and solved by direct substitution to the tightest tolerance the schema allows
+    (1e-10) within the largest iteration cap it allows (1000). The schema's bounds refuse the worse cases
+    (a 1e-300 tolerance); the run budget bounds this one."""
+    from simulator_mock.examples import recycle
+
+    config = recycle("DIRECT")
+    config["blocks_FSplit_data"]["S1"]["SPEC_DATA"]["FRAC"]["RCY-1"]["FRAC_VALUE"] = 0.995
+    config["convergence"]["conv_options"].update(tol=1e-10, dir_maxit=1000, weg_maxit=1000)
+    for tear in config["convergence"]["tear_data"]:
+        tear["tear_stream_tol"] = 1e-10
+    return config

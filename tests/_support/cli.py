@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from _support.env import repo_env
+from _support.ports import free_port
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import load_records
-from aspen_rl.services import free_port
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def offline_env() -> dict[str, str]:
     """The environment of a fresh machine: no model endpoint, no key, nothing at the simulator URL."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "ASPEN_"))}
-    env["ASPEN_SIMULATOR_URL"] = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
+    return repo_env(ASPEN_SIMULATOR_URL=f"http://127.0.0.1:{free_port()}")  # nothing listens there
 
 
 class Run:

@@ -1,4 +1,4 @@
-"""Gathers concurrent chat-completion calls into batched ``engine.generate`` calls off the event loop."""
+"""Rollout side: gathers concurrent chat-completion calls into batched ``engine.generate`` calls."""
 
 from __future__ import annotations
 
