@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import httpx
+from pydantic import SecretStr
 
 from aspen_rl.simulator.errors import (
     SimulatorHTTPError,
@@ -15,9 +16,6 @@ from aspen_rl.simulator.errors import (
     SimulatorUnavailable,
 )
 from aspen_rl.tls import verify_option
-
-if TYPE_CHECKING:
-    from aspen_rl.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +25,18 @@ _RUN_ANSWER_STATUSES = frozenset({200, 201})
 # The mock answers 503 to a run it refused before starting it (busy): retried even for a run.
 _NOT_STARTED = 503
 TOKEN_HEADER = "X-Aspen-Token"
+
+
+class SimulatorSettings(Protocol):
+    """The settings a client reads (``aspen_rl.settings.Settings`` has them); a protocol, so the client does
+    not import the settings module (which sits above it: it composes every part's configuration)."""
+
+    aspen_simulator_url: str
+    simulator_timeout_s: float
+    simulator_retries: int
+    simulator_backoff_s: float
+    simulator_verify_tls: bool
+    simulator_token: SecretStr | None
 
 
 class SimulatorClient:
@@ -80,7 +90,7 @@ class SimulatorClient:
         )
 
     @classmethod
-    def from_settings(cls, settings: Settings, **kwargs: Any) -> SimulatorClient:
+    def from_settings(cls, settings: SimulatorSettings, **kwargs: Any) -> SimulatorClient:
         """A client configured from :class:`aspen_rl.settings.Settings` (keyword args override)."""
         options: dict[str, Any] = {
             "timeout_s": settings.simulator_timeout_s,

@@ -12,7 +12,7 @@ from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError, UnsupportedOptionError
 from simulator_mock.property_package import PhaseState
 from simulator_mock.result_sheet import POWER, TEMPERATURE, BlockView, Rows
-from simulator_mock.schemas.fields import block_entry, num, section, string, units, when
+from simulator_mock.schema_fields import block_entry, num, section, string, units, when
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, to_si
 

@@ -16,7 +16,7 @@ from simulator_mock.result_sheet import (
     equilibrium_rows,
     phase_compositions,
 )
-from simulator_mock.schemas.fields import (
+from simulator_mock.schema_fields import (
     ALL_OUTLET_FIELDS,
     HEATER_OPTIONS,
     block_entry,

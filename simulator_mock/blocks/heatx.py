@@ -10,7 +10,7 @@ import numpy as np
 from simulator_mock.blocks.base import Block, Cardinality, given
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError, UnsupportedOptionError
 from simulator_mock.result_sheet import POWER, PRESSURE, TEMPERATURE, BlockView, PortView, Rows
-from simulator_mock.schemas.fields import (
+from simulator_mock.schema_fields import (
     DELT_UNITS,
     DUTY_UNITS,
     PRES_MEANING,

@@ -9,7 +9,7 @@ import numpy as np
 from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import SpecificationError, UnsupportedOptionError
 from simulator_mock.result_sheet import LIQ_RATIO_NOTE, PRESSURE, TEMPERATURE, BlockView, Rows
-from simulator_mock.schemas.fields import (
+from simulator_mock.schema_fields import (
     PRES_MEANING,
     PRES_UNITS,
     block_entry,

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from simulator_mock.blocks.base import Block
 from simulator_mock.errors import InfeasibleSpecificationError, UnsupportedOptionError
 from simulator_mock.result_sheet import LENGTH, POWER, PRESSURE, TEMPERATURE, VOLUME_FLOW, BlockView, Rows
-from simulator_mock.schemas.fields import PRES_UNITS, block_entry, num, section, string, units
+from simulator_mock.schema_fields import PRES_UNITS, block_entry, num, section, string, units
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, to_si
 

@@ -12,7 +12,7 @@ from simulator_mock.errors import SpecificationError, UnsupportedOptionError
 from simulator_mock.kinetics import GibbsData, check_balanced
 from simulator_mock.reactor_models import Contents, integrate_plug, named_reactions
 from simulator_mock.result_sheet import POWER, TEMPERATURE, BlockView, Rows
-from simulator_mock.schemas.fields import (
+from simulator_mock.schema_fields import (
     PRES_MEANING,
     PRES_UNITS,
     block_entry,

@@ -21,7 +21,7 @@ from simulator_mock.result_sheet import (
     equilibrium_rows,
     phase_compositions,
 )
-from simulator_mock.schemas.fields import (
+from simulator_mock.schema_fields import (
     PRES_MEANING,
     block_entry,
     num,

@@ -20,7 +20,7 @@ from simulator_mock.result_sheet import (
     Rows,
     equilibrium_rows,
 )
-from simulator_mock.schemas.fields import (
+from simulator_mock.schema_fields import (
     HEATER_OPTIONS,
     block_entry,
     num,

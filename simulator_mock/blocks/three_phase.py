@@ -12,7 +12,7 @@ from simulator_mock.blocks.outlet_spec import OutletSpec
 from simulator_mock.errors import SpecificationError
 from simulator_mock.property_package import PhaseState
 from simulator_mock.result_sheet import POWER, PRESSURE, TEMPERATURE, BlockView, Rows
-from simulator_mock.schemas.fields import (
+from simulator_mock.schema_fields import (
     DUTY_UNITS,
     HEATER_OPTIONS,
     PRES_UNITS,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from simulator_mock.blocks import BLOCK_CLASSES
-from simulator_mock.schemas.fields import (
+from simulator_mock.schema_fields import (
     BLOCK_KEY,
     DRAFT,
     MASS_FLOW_UNITS,

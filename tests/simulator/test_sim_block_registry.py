@@ -10,9 +10,9 @@ import pytest
 from simulator_mock.blocks import BLOCK_CLASSES, Block, block_classes
 from simulator_mock.blocks.base import REGISTRY
 from simulator_mock.result_sheet import BlockView, Rows
+from simulator_mock.schema_fields import block_entry, num, section
 from simulator_mock.schema_registry import BLOCK_TYPES
 from simulator_mock.schemas import generate
-from simulator_mock.schemas.fields import block_entry, num, section
 from simulator_mock.streams import Stream
 from simulator_mock.workbook import NOT_WRITTEN
 
