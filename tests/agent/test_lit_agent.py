@@ -59,6 +59,7 @@ def agent_for(simulator_url: str, **settings: Any) -> AspenLitAgent:
     return AspenLitAgent(Settings(_env_file=None, aspen_simulator_url=simulator_url, **settings))
 
 
+@pytest.mark.slow  # end-to-end, seconds: run by .ci/run, left out of -m "not slow"
 async def test_prompt_template_reaches_the_model_and_a_clean_run_scores_one(simulator_url: str) -> None:
     policy = CapturingPolicy()
     resources = {

@@ -78,6 +78,7 @@ def simulator_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield service.url
 
 
+@pytest.mark.slow  # end-to-end, seconds: run by .ci/run, left out of -m "not slow"
 async def test_invalid_tool_calls_are_recorded_and_cost_efficiency(simulator_url: str) -> None:
     model = SloppyThenScripted()
     agent = AspenLitAgent(Settings(_env_file=None, aspen_simulator_url=simulator_url))

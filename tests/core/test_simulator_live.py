@@ -93,6 +93,7 @@ async def test_run_read_the_workbook_and_download_it(client: SimulatorClient) ->
     assert workbook[:2] == b"PK"  # an .xlsx is a zip archive
 
 
+@pytest.mark.slow  # end-to-end, seconds: run by .ci/run, left out of -m "not slow"
 async def test_failed_simulation_is_returned_not_raised(client: SimulatorClient) -> None:
     bad = copy.deepcopy(HEATER)
     bad["components"][0] |= {"name": "unobtainium", "cas_number": "0000-00-0", "database_name": "UNOBTAINIUM"}

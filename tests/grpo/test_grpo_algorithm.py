@@ -139,6 +139,7 @@ def read_metrics(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow  # end-to-end, seconds: run by .ci/run, left out of -m "not slow"
 def test_two_steps_through_the_store_then_resume(tiny_model: Path, tmp_path: Path) -> None:
     train = make_tasks("train", ["train-a", "train-b", BROKEN])
     val = make_tasks("val", ["val-a"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from statistics import mean
 
+import pytest
 import torch
 
 from aspen_rl.algorithms.grpo.config import GRPOConfig
@@ -114,6 +115,7 @@ def run_two_turn(seed: int) -> tuple[list[float], int]:
     return curve, breaks
 
 
+@pytest.mark.slow  # end-to-end, seconds: run by .ci/run, left out of -m "not slow"
 def test_reward_rises_to_09_for_two_seeds_and_not_for_random_rewards() -> None:
     torch.set_num_threads(2)
     for seed in (0, 1):
@@ -125,6 +127,7 @@ def test_reward_rises_to_09_for_two_seeds_and_not_for_random_rewards() -> None:
     assert mean(control[-5:]) < 0.25 and mean(control[-5:]) < mean(control[:5]) + 0.1
 
 
+@pytest.mark.slow  # end-to-end, seconds: run by .ci/run, left out of -m "not slow"
 def test_multi_turn_rollouts_merged_from_records_learn_too() -> None:
     torch.set_num_threads(2)
     curve, breaks = run_two_turn(0)

@@ -100,6 +100,7 @@ def test_a_chat_completion_with_tools_answers_a_parsed_tool_call(served: str) ->
     client.close()
 
 
+@pytest.mark.slow  # end-to-end, seconds: run by .ci/run, left out of -m "not slow"
 async def test_the_agent_executes_the_served_models_tool_call(served: str, tmp_path: Path) -> None:
     from agentlightning import LLM
 

@@ -27,6 +27,7 @@ def test_is_loopback(url: str, expected: bool) -> None:
     assert is_loopback(url) is expected
 
 
+@pytest.mark.slow  # end-to-end, seconds: run by .ci/run, left out of -m "not slow"
 def test_stopping_the_mock_also_ends_its_worker_processes(tmp_path: Path) -> None:
     with mock_simulator(tmp_path / "results") as service:
         root = psutil.Process(service._process.pid)  # type: ignore[union-attr]

@@ -6,6 +6,7 @@ import copy
 import json
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -76,6 +77,7 @@ def _mutate(config: dict[str, Any], data: st.DataObject) -> dict[str, Any]:
     return config
 
 
+@pytest.mark.slow  # end-to-end, seconds: run by .ci/run, left out of -m "not slow"
 def test_no_5xx_over_generated_requests(inproc: TestClient) -> None:
     statuses: list[int] = []
     categories: list[str] = []
