@@ -58,7 +58,8 @@ class SFTConfig(BaseModel):
         "recorded one, the agent's default prompt).",
     )
     include_tools: bool = Field(
-        True, description="Render the tools in the prompt as the agent sends them (the chat template's block)."
+        True,
+        description="Render the tools in the prompt as the agent sends them (the chat template's block).",
     )
     max_assistant_turns: int | None = Field(
         None,

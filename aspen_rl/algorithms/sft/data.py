@@ -21,7 +21,9 @@ class TranscriptError(ValueError):
     """A transcript the chat template cannot render into prefix-consistent turns."""
 
 
-def _render(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, *, gen: bool) -> list[int]:
+def _render(
+    tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, *, gen: bool
+) -> list[int]:
     text = tokenizer.apply_chat_template(messages, tools=tools, add_generation_prompt=gen, tokenize=False)
     return list(tokenizer.encode(text, add_special_tokens=False))
 

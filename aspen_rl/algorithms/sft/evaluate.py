@@ -66,7 +66,10 @@ def first_call_accuracy(
         prompts = [
             tokenizer.encode(
                 tokenizer.apply_chat_template(
-                    [{"role": "system", "content": system_prompt}, {"role": "user", "content": t.user_requirement}],
+                    [
+                        {"role": "system", "content": system_prompt},
+                        {"role": "user", "content": t.user_requirement},
+                    ],
                     tools=tools,
                     add_generation_prompt=True,
                     tokenize=False,

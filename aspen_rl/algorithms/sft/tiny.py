@@ -15,7 +15,8 @@ from aspen_rl.algorithms.grpo.tiny import CHAT_TEMPLATE
 
 
 def train_chat_tokenizer(texts: Iterable[str], *, vocab_size: int = 2000) -> Any:
-    """A byte-level BPE tokenizer with ``vocab_size`` entries learnt from ``texts``, with the chat template."""
+    """A byte-level BPE tokenizer with ``vocab_size`` entries learnt from ``texts``, with the chat "
+    "template."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -41,7 +42,8 @@ def train_chat_tokenizer(texts: Iterable[str], *, vocab_size: int = 2000) -> Any
 
 
 def transcript_texts(transcripts: Iterable[dict[str, Any]], *, max_chars: int = 4000) -> list[str]:
-    """Text of every message of the transcripts (tool answers cut to ``max_chars``), to train a tokenizer on."""
+    """Text of every message of the transcripts (tool answers cut to ``max_chars``), to train a tokenizer "
+    "on."""
     import json
 
     texts: list[str] = []
@@ -51,5 +53,7 @@ def transcript_texts(transcripts: Iterable[dict[str, Any]], *, max_chars: int = 
                 texts.append(str(message["content"])[:max_chars])
             for call in message.get("tool_calls") or []:
                 function = call["function"]
-                texts.append(json.dumps({"name": function["name"], "arguments": json.loads(function["arguments"])}))
+                texts.append(
+                    json.dumps({"name": function["name"], "arguments": json.loads(function["arguments"])})
+                )
     return texts

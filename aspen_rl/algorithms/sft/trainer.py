@@ -50,7 +50,9 @@ class SFTTrainer:
         tokenizer: Its tokenizer (default: loaded with the model).
     """
 
-    def __init__(self, config: SFTConfig, model: torch.nn.Module | None = None, tokenizer: Any = None) -> None:
+    def __init__(
+        self, config: SFTConfig, model: torch.nn.Module | None = None, tokenizer: Any = None
+    ) -> None:
         self.config = config
         random.seed(config.seed)
         torch.manual_seed(config.seed)

@@ -208,7 +208,8 @@ def feed_stream(
         data = {"MIXED_SPEC": "PV", "pressure": pressure, "vfrac": {"VFRAC_VALUE": vfrac}, "flow": flow}
         state = tr(
             language,
-            f"{'saturated liquid' if vfrac == 0 else 'saturated vapour'} at {p_text} (vapor fraction {num(vfrac)})",
+            f"{'saturated liquid' if vfrac == 0 else 'saturated vapour'} at {p_text} (vapor fraction "
+            f"{num(vfrac)})",
             f"{'饱和液体' if vfrac == 0 else '饱和蒸汽'}，{p_text}（汽相分率 {num(vfrac)}）",
         )
     else:
@@ -246,38 +247,66 @@ def report_text(targets: list[TargetSpec], language: str) -> str:
 
 def block_ref(block_type: str, name: str, language: str, role_en: str, role_zh: str) -> str:
     """'heater H1 (Aspen Heater block)' / '加热器 H1（Heater 模块）'."""
-    return tr(language, f"{role_en} {name} (Aspen {block_type} block)", f"{role_zh} {name}（{block_type} 模块）")
+    return tr(
+        language, f"{role_en} {name} (Aspen {block_type} block)", f"{role_zh} {name}（{block_type} 模块）"
+    )
 
 
 def duty_target(block: str, tol: float = 0.02) -> TargetSpec:
     """The heat duty (QCALC) of ``block``."""
     return TargetSpec(
-        f"{block} duty", f"{block}_result", "QCALC", None, "kW", rel_tol=tol, abs_tol=0.5,
-        en=f"{block} heat duty (kW)", zh=f"{block} 的热负荷 (kW)",
+        f"{block} duty",
+        f"{block}_result",
+        "QCALC",
+        None,
+        "kW",
+        rel_tol=tol,
+        abs_tol=0.5,
+        en=f"{block} heat duty (kW)",
+        zh=f"{block} 的热负荷 (kW)",
     )
 
 
 def temperature_target(stream: str, tol: float = 0.5) -> TargetSpec:
     """The temperature of ``stream`` (°C on the Stream Summary)."""
     return TargetSpec(
-        f"{stream} temperature", "Stream Summary", "Temperature", stream, "C", abs_tol=tol,
-        en=f"{stream} temperature (°C)", zh=f"{stream} 的温度 (°C)",
+        f"{stream} temperature",
+        "Stream Summary",
+        "Temperature",
+        stream,
+        "C",
+        abs_tol=tol,
+        en=f"{stream} temperature (°C)",
+        zh=f"{stream} 的温度 (°C)",
     )
 
 
 def vapor_fraction_target(stream: str) -> TargetSpec:
     """The molar vapor fraction of ``stream``."""
     return TargetSpec(
-        f"{stream} vapor fraction", "Stream Summary", "Molar Vapor Fraction", stream, "", abs_tol=0.01,
-        en=f"{stream} vapor fraction", zh=f"{stream} 的汽相分率",
+        f"{stream} vapor fraction",
+        "Stream Summary",
+        "Molar Vapor Fraction",
+        stream,
+        "",
+        abs_tol=0.01,
+        en=f"{stream} vapor fraction",
+        zh=f"{stream} 的汽相分率",
     )
 
 
 def flow_target(stream: str, tol: float = 0.03) -> TargetSpec:
     """The total molar flow of ``stream``."""
     return TargetSpec(
-        f"{stream} molar flow", "Stream Summary", "Mole Flows", stream, "kmol/hr", rel_tol=tol, abs_tol=0.05,
-        en=f"{stream} molar flow (kmol/h)", zh=f"{stream} 的摩尔流量 (kmol/h)",
+        f"{stream} molar flow",
+        "Stream Summary",
+        "Mole Flows",
+        stream,
+        "kmol/hr",
+        rel_tol=tol,
+        abs_tol=0.05,
+        en=f"{stream} molar flow (kmol/h)",
+        zh=f"{stream} 的摩尔流量 (kmol/h)",
     )
 
 
@@ -285,8 +314,14 @@ def mole_fraction_target(stream: str, cid: str) -> TargetSpec:
     """The mole fraction of ``cid`` in ``stream``."""
     c = COMPONENTS[cid]
     return TargetSpec(
-        f"{stream} {c.en} mole fraction", "Stream Summary", f"Mole Fractions/{cid}", stream, "", abs_tol=0.01,
-        en=f"{c.en} mole fraction in {stream}", zh=f"{stream} 中{c.zh}的摩尔分率",
+        f"{stream} {c.en} mole fraction",
+        "Stream Summary",
+        f"Mole Fractions/{cid}",
+        stream,
+        "",
+        abs_tol=0.01,
+        en=f"{c.en} mole fraction in {stream}",
+        zh=f"{stream} 中{c.zh}的摩尔分率",
     )
 
 

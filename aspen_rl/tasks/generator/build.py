@@ -179,13 +179,21 @@ async def generate_tasks(
                     ideal_tool_calls=3,
                     reference_config=draft.config,
                     split=prefix,
-                    tags=[f"family:{name}", f"variant:{draft.variant}", language, *draft.block_types, f"key:{key[0]}"],
+                    tags=[
+                        f"family:{name}",
+                        f"variant:{draft.variant}",
+                        language,
+                        *draft.block_types,
+                        f"key:{key[0]}",
+                    ],
                 )
             )
             stats.kept += 1
             break
         else:
-            raise GenerationError(f"family {name!r}: no acceptable draw for task {k} in {MAX_ATTEMPTS} attempts")
+            raise GenerationError(
+                f"family {name!r}: no acceptable draw for task {k} in {MAX_ATTEMPTS} attempts"
+            )
     return tasks
 
 

@@ -49,7 +49,9 @@ def family_names() -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run one generator sub-command."""
-    return {"generate": _generate, "stats": _stats, "demos": _demos, "baseline": _baseline}[args.command](args)
+    return {"generate": _generate, "stats": _stats, "demos": _demos, "baseline": _baseline}[args.command](
+        args
+    )
 
 
 def _generate(args: argparse.Namespace) -> int:

@@ -52,7 +52,10 @@ async def play(
     trace = RunTrace()
     tools = {fn.__name__: fn for fn in build_tools(client, trace)}
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": system_prompt if system_prompt is not None else default_system_prompt()},
+        {
+            "role": "system",
+            "content": system_prompt if system_prompt is not None else default_system_prompt(),
+        },
         {"role": "user", "content": task.user_requirement},
     ]
     for step in range(MAX_TURNS):

@@ -8,6 +8,7 @@ from typing import Any
 
 from aspen_rl.tasks.generator.base import (
     Draft,
+    TargetSpec,
     UnitStyle,
     block_ref,
     compose,
@@ -18,7 +19,6 @@ from aspen_rl.tasks.generator.base import (
     num,
     report_text,
     tr,
-    TargetSpec,
 )
 from aspen_rl.tasks.generator.components import COMPONENTS
 from aspen_rl.tasks.generator.families.single import base_config
@@ -45,18 +45,46 @@ class Reaction:
 
 REACTIONS = (
     Reaction(
-        "benzene hydrogenation", "苯加氢", "C6H6 + 3 H2 -> C6H12", "BENZENE", {"BENZENE": -1, "H2": -3},
-        {"C6H12": 1}, "H2", (3.2, 3.3, 3.5, 4.0), (0.9, 0.95, 0.98, 0.99), (180, 200, 220), (25.0, 30.0, 35.0),
+        "benzene hydrogenation",
+        "苯加氢",
+        "C6H6 + 3 H2 -> C6H12",
+        "BENZENE",
+        {"BENZENE": -1, "H2": -3},
+        {"C6H12": 1},
+        "H2",
+        (3.2, 3.3, 3.5, 4.0),
+        (0.9, 0.95, 0.98, 0.99),
+        (180, 200, 220),
+        (25.0, 30.0, 35.0),
         "C6H12",
     ),
     Reaction(
-        "methanol synthesis", "甲醇合成", "CO + 2 H2 -> CH3OH", "CO", {"CO": -1, "H2": -2}, {"MEOH": 1}, "H2",
-        (2.2, 2.5, 3.0), (0.2, 0.3, 0.4, 0.5), (230, 250, 270), (50.0, 60.0, 70.0, 80.0), "MEOH",
+        "methanol synthesis",
+        "甲醇合成",
+        "CO + 2 H2 -> CH3OH",
+        "CO",
+        {"CO": -1, "H2": -2},
+        {"MEOH": 1},
+        "H2",
+        (2.2, 2.5, 3.0),
+        (0.2, 0.3, 0.4, 0.5),
+        (230, 250, 270),
+        (50.0, 60.0, 70.0, 80.0),
+        "MEOH",
     ),
     Reaction(
-        "toluene hydrodealkylation", "甲苯加氢脱烷基", "C7H8 + H2 -> C6H6 + CH4", "TOLUENE",
-        {"TOLUENE": -1, "H2": -1}, {"BENZENE": 1, "METHANE": 1}, "H2", (3.0, 4.0, 5.0), (0.6, 0.7, 0.8, 0.9),
-        (600, 620, 650), (25.0, 30.0, 35.0), "BENZENE",
+        "toluene hydrodealkylation",
+        "甲苯加氢脱烷基",
+        "C7H8 + H2 -> C6H6 + CH4",
+        "TOLUENE",
+        {"TOLUENE": -1, "H2": -1},
+        {"BENZENE": 1, "METHANE": 1},
+        "H2",
+        (3.0, 4.0, 5.0),
+        (0.6, 0.7, 0.8, 0.9),
+        (600, 620, 650),
+        (25.0, 30.0, 35.0),
+        "BENZENE",
     ),
 )
 
@@ -112,8 +140,14 @@ def reactor(rng: random.Random, lang: str) -> Draft:
         duty_target(r),
         duty_target(e),
         TargetSpec(
-            f"{liq} {product.en} flow", "Stream Summary", f"Mole Flows/{product.cid}", liq, "kmol/hr",
-            abs_tol=0.05, rel_tol=0.02, en=f"{product.en} molar flow in {liq} (kmol/h)",
+            f"{liq} {product.en} flow",
+            "Stream Summary",
+            f"Mole Flows/{product.cid}",
+            liq,
+            "kmol/hr",
+            abs_tol=0.05,
+            rel_tol=0.02,
+            en=f"{product.en} molar flow in {liq} (kmol/h)",
             zh=f"{liq} 中{product.zh}的摩尔流量 (kmol/h)",
         ),
         flow_target(gas),
@@ -126,7 +160,8 @@ def reactor(rng: random.Random, lang: str) -> Draft:
         lang,
         f"{reaction.name_en.capitalize()} with separation. Feed {feed}: {feed_text}. The {r_ref} runs "
         f"{reaction.equation} at {tr_text} and {pr_text} with {num(100 * conversion)} % conversion of "
-        f"{key.en} (outlet {s2}); the {e_ref} cools {s2} to {tc_text} at {pc_text} ({s3}); the {f_ref} separates "
+        f"{key.en} (outlet {s2}); the {e_ref} cools {s2} to {tc_text} at {pc_text} ({s3}); the {f_ref} "
+        "separates "
         f"{s3} at {tc_text} and {pc_text} into gas {gas} and liquid {liq}.",
         f"{reaction.name_zh}（反应 + 分离）。进料 {feed}：{feed_text}。{r_ref}在 {tr_text}、{pr_text} 下进行 "
         f"{reaction.equation}，{key.zh}转化率 {num(100 * conversion)} %，出口 {s2}；{e_ref}将 {s2} 冷却到 "
@@ -142,7 +177,11 @@ def reactor(rng: random.Random, lang: str) -> Draft:
     }
     config = base_config(f"generated {reaction.name_en}", cids) | {
         "property_methods": [{"method_name": "PENG-ROB", "is_basis_method": True}],
-        "blocks": [{"name": r, "type": "RStoic"}, {"name": e, "type": "Heater"}, {"name": f, "type": "Flash2"}],
+        "blocks": [
+            {"name": r, "type": "RStoic"},
+            {"name": e, "type": "Heater"},
+            {"name": f, "type": "Flash2"},
+        ],
         "streams": [feed, s2, s3, gas, liq],
         "block_connections": {
             r: {feed: "F(IN)", s2: "P(OUT)"},
@@ -158,7 +197,14 @@ def reactor(rng: random.Random, lang: str) -> Draft:
     }
     method = tr(lang, "Use the PENG-ROB property method.", "物性方法用 PENG-ROB。")
     requirement = compose(lang, text, method, report_text(targets, lang))
-    params = {"r": reaction.key, "f": key_flow, "ratio": ratio, "x": conversion, "t": (t_r, t_feed, t_cool), "p": p_r}
+    params = {
+        "r": reaction.key,
+        "f": key_flow,
+        "ratio": ratio,
+        "x": conversion,
+        "t": (t_r, t_feed, t_cool),
+        "p": p_r,
+    }
     draft = Draft(config, targets, requirement, reaction.key.lower(), params)
     draft.bounds.append(("Stream Summary", "Mole Flows", liq, 0.5, 1e9))
     return draft

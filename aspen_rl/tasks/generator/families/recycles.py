@@ -26,7 +26,9 @@ from aspen_rl.tasks.generator.families.trains import MIXER
 from aspen_rl.tasks.model import Difficulty
 
 
-@family("recycle", Difficulty.HARD, "flash loop: mixer, heater, flash, splitter returning liquid to the mixer")
+@family(
+    "recycle", Difficulty.HARD, "flash loop: mixer, heater, flash, splitter returning liquid to the mixer"
+)
 def recycle(rng: random.Random, lang: str) -> Draft:
     style = UnitStyle.draw(rng)
     cids = rng.choice(AQUEOUS_PAIRS + HYDROCARBON_PAIRS)
@@ -52,14 +54,20 @@ def recycle(rng: random.Random, lang: str) -> Draft:
     s_ref = block_ref("FSplit", sp, lang, "splitter", "分流器")
     text = tr(
         lang,
-        f"Flash loop with liquid recycle. Fresh feed {fresh}: {feed_text}. The {m_ref} combines {fresh} with the "
+        f"Flash loop with liquid recycle. Fresh feed {fresh}: {feed_text}. The {m_ref} combines {fresh} "
+        "with the "
         f"recycle {rec} into {s1}; the {h_ref} heats {s1} at {p_text} to a molar vapor fraction of {vf:g} "
-        f"({s2}); the adiabatic {f_ref} (no duty, {p_text}) separates {s2} into vapour {vap} and liquid {liq}; "
+        f"({s2}); the adiabatic {f_ref} (no duty, {p_text}) separates {s2} into vapour {vap} and liquid "
+        f"{liq}; "
         f"the {s_ref} sends {num(100 * purge)} % of {liq} to {prg} and the rest back as {rec}. Converge the "
         f"recycle (tear stream {rec}).",
-        f"带液相循环的闪蒸回路。新鲜进料 {fresh}：{feed_text}。{m_ref}将 {fresh} 与循环物流 {rec} 混合为 {s1}；"
-        f"{h_ref}在 {p_text} 下将 {s1} 加热到汽相分率 {vf:g}（{s2}）；{f_ref}绝热操作（热负荷 0，{p_text}）将 {s2} "
-        f"分为汽相 {vap} 和液相 {liq}；{s_ref}将 {liq} 的 {num(100 * purge)} % 送往 {prg}，其余作为 {rec} 返回。"
+        f"带液相循环的闪蒸回路。新鲜进料 {fresh}：{feed_text}。{m_ref}将 {fresh} 与循环物流 {rec} 混合为 "
+        f"{s1}；"
+        f"{h_ref}在 {p_text} 下将 {s1} 加热到汽相分率 {vf:g}（{s2}）；"
+        f"{f_ref}绝热操作（热负荷 0，{p_text}）将 {s2} "
+        ""
+        f"分为汽相 {vap} 和液相 {liq}；{s_ref}将 {liq} 的 {num(100 * purge)} % 送往 {prg}，其余作为 {rec} "
+        "返回。"
         f"请收敛循环（撕裂流股 {rec}）。",
     )
     config = base_config("generated flash loop", cids) | {
@@ -79,7 +87,9 @@ def recycle(rng: random.Random, lang: str) -> Draft:
         "stream_data": {fresh: data},
         "blocks_Mixer_data": {m: MIXER},
         "blocks_Heater_data": {h: {"SPEC_DATA": {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}}},
-        "blocks_Flash2_data": {f: {"SPEC_DATA": {"SPEC_OPT": "PD", **pres, "DUTY_VALUE": 0, "DUTY_UNITS": "kW"}}},
+        "blocks_Flash2_data": {
+            f: {"SPEC_DATA": {"SPEC_OPT": "PD", **pres, "DUTY_VALUE": 0, "DUTY_UNITS": "kW"}}
+        },
         "blocks_FSplit_data": {sp: {"SPEC_DATA": {"FRAC": {prg: {"FRAC_VALUE": purge}}}}},
         "convergence": {
             "conv_options": {"tear_method": "WEGSTEIN", "tol": 1e-07, "weg_maxit": 200},

@@ -8,13 +8,12 @@ from aspen_rl.tasks.generator.base import (
     Draft,
     UnitStyle,
     block_ref,
-    compose,
     block_target,
     components_section,
+    compose,
     duty_target,
     family,
     feed_stream,
-    flow_target,
     method_text,
     mole_fraction_target,
     mole_fractions,
@@ -24,7 +23,13 @@ from aspen_rl.tasks.generator.base import (
     tr,
     vapor_fraction_target,
 )
-from aspen_rl.tasks.generator.components import AQUEOUS_PAIRS, GASES, HYDROCARBON_PAIRS, LIGHT_PAIRS, PURE_LIQUIDS
+from aspen_rl.tasks.generator.components import (
+    AQUEOUS_PAIRS,
+    GASES,
+    HYDROCARBON_PAIRS,
+    LIGHT_PAIRS,
+    PURE_LIQUIDS,
+)
 from aspen_rl.tasks.model import Difficulty
 
 
@@ -116,7 +121,8 @@ def pump(rng: random.Random, lang: str) -> Draft:
     ]
     text = tr(
         lang,
-        f"Feed {feed} is {feed_text}. The {ref} raises it to {p_text} (outlet {out}), at the default efficiency.",
+        f"Feed {feed} is {feed_text}. The {ref} raises it to {p_text} (outlet {out}), at the default "
+        "efficiency.",
         f"进料 {feed}：{feed_text}。{ref}将其加压到 {p_text}（出口 {out}），效率取默认值。",
     )
     config = base_config("generated pump", cids) | {
@@ -127,7 +133,9 @@ def pump(rng: random.Random, lang: str) -> Draft:
         "blocks_Pump_data": {block: {"SPEC_DATA": {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", **pres}}},
     }
     requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
-    return Draft(config, targets, requirement, "pres", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs})
+    return Draft(
+        config, targets, requirement, "pres", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
+    )
 
 
 @family("compressor", Difficulty.EASY, "one isentropic Compr raising a gas to a discharge pressure")
@@ -163,7 +171,9 @@ def compressor(rng: random.Random, lang: str) -> Draft:
         "blocks_Compr_data": {block: {"SPEC_DATA": spec}},
     }
     requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
-    return Draft(config, targets, requirement, "pres", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs})
+    return Draft(
+        config, targets, requirement, "pres", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
+    )
 
 
 @family("valve", Difficulty.EASY, "one adiabatic Valve letting a pressurised liquid down (it flashes)")
@@ -183,7 +193,8 @@ def valve(rng: random.Random, lang: str) -> Draft:
     targets = [temperature_target(out), vapor_fraction_target(out)]
     text = tr(
         lang,
-        f"Liquid feed {feed} is {feed_text}. The {ref} lets it down adiabatically to {p_text} (outlet {out}).",
+        f"Liquid feed {feed} is {feed_text}. The {ref} lets it down adiabatically to {p_text} (outlet "
+        f"{out}).",
         f"液体进料 {feed}：{feed_text}。{ref}将其绝热节流到 {p_text}（出口 {out}）。",
     )
     job = {"MODE": "ADIAB-FLASH", **pres, "FLASH_MAXIT": 30, "FLASH_TOL": 0.0001}
@@ -195,7 +206,9 @@ def valve(rng: random.Random, lang: str) -> Draft:
         "blocks_Valve_data": {block: {"JOB_DATA": job}},
     }
     requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
-    draft = Draft(config, targets, requirement, "adiabatic", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs})
+    draft = Draft(
+        config, targets, requirement, "adiabatic", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
+    )
     draft.bounds.append(("Stream Summary", "Molar Vapor Fraction", out, 0.02, 0.98))
     return draft
 
@@ -218,16 +231,25 @@ def flash(rng: random.Random, lang: str) -> Draft:
     ref = block_ref("Flash2", block, lang, "flash drum", "闪蒸罐")
     targets = [
         block_target(
-            block, "B_TEMP", "C", f"{block} temperature (°C)", f"{block} 的闪蒸温度 (°C)", rel=0.0, abs_tol=0.5
+            block,
+            "B_TEMP",
+            "C",
+            f"{block} temperature (°C)",
+            f"{block} 的闪蒸温度 (°C)",
+            rel=0.0,
+            abs_tol=0.5,
         ),
         duty_target(block),
         mole_fraction_target(vap, cids[0]),
     ]
     text = tr(
         lang,
-        f"Feed {feed} is {feed_text}. The {ref} vaporises {num_pct(vf)} of it (molar vapor fraction {vf:g}) at "
+        f"Feed {feed} is {feed_text}. The {ref} vaporises {num_pct(vf)} of it (molar vapor fraction "
+        f"{vf:g}) at "
         f"{p_text}; vapour {vap}, liquid {liq}.",
-        f"进料 {feed}：{feed_text}。{ref}在 {p_text} 下使其汽化 {num_pct(vf)}（汽相分率 {vf:g}），汽相 {vap}，液相 {liq}。",
+        f"进料 {feed}：{feed_text}。{ref}"
+        f"在 {p_text} 下使其汽化 {num_pct(vf)}（汽相分率 {vf:g}），汽相 {vap}，液相 "
+        f"{liq}。",
     )
     config = base_config("generated flash", cids) | {
         "blocks": [{"name": block, "type": "Flash2"}],

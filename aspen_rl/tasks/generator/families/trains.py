@@ -9,8 +9,8 @@ from aspen_rl.tasks.generator.base import (
     Draft,
     UnitStyle,
     block_ref,
-    compose,
     block_target,
+    compose,
     duty_target,
     family,
     feed_stream,
@@ -44,9 +44,7 @@ def train(rng: random.Random, lang: str) -> Draft:
     }[variant](rng, lang, UnitStyle.draw(rng))
 
 
-def _finish(
-    variant: str, cids, text: str, targets, config: dict, params: dict, lang: str
-) -> Draft:
+def _finish(variant: str, cids, text: str, targets, config: dict, params: dict, lang: str) -> Draft:
     requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
     return Draft(base_config(f"generated {variant}", cids) | config, targets, requirement, variant, params)
 
@@ -69,7 +67,8 @@ def _mixer_heater(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
     h_ref = block_ref("Heater", heater, lang, "heater", "加热器")
     text = tr(
         lang,
-        f"Two feeds are mixed and heated. {s1}: {a_text}. {s2}: {b_text}. The {m_ref} combines them into {s3}; "
+        f"Two feeds are mixed and heated. {s1}: {a_text}. {s2}: {b_text}. The {m_ref} combines them into "
+        f"{s3}; "
         f"the {h_ref} heats {s3} to {t_text} at {p_text}, outlet {s4}.",
         f"两股物料混合后加热。{s1}：{a_text}；{s2}：{b_text}。{m_ref}将两股混合为 {s3}，"
         f"{h_ref}在 {p_text} 下将 {s3} 加热到 {t_text}，出口 {s4}。",
@@ -114,7 +113,10 @@ def _heater_flash(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
     config = {
         "blocks": [{"name": heater, "type": "Heater"}, {"name": drum, "type": "Flash2"}],
         "streams": [feed, s2, vap, liq],
-        "block_connections": {heater: {feed: "F(IN)", s2: "P(OUT)"}, drum: {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}},
+        "block_connections": {
+            heater: {feed: "F(IN)", s2: "P(OUT)"},
+            drum: {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"},
+        },
         "stream_data": {feed: data},
         "blocks_Heater_data": {heater: {"SPEC_DATA": {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}}},
         "blocks_Flash2_data": {
@@ -133,7 +135,9 @@ def _valve_flash(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
     p_in = float(rng.choice([20, 25, 30]))
     p_out = float(rng.choice([2, 3, 4, 5, 6, 8]))
     valve, drum = rng.choice([("V1", "F1"), ("LV1", "D1")])
-    feed, s2, vap, liq = rng.choice([("LPG-1", "S-2", "VAP-1", "BTM-1"), ("FEED-1", "LP-1", "GAS-1", "LIQ-1")])
+    feed, s2, vap, liq = rng.choice(
+        [("LPG-1", "S-2", "VAP-1", "BTM-1"), ("FEED-1", "LP-1", "GAS-1", "LIQ-1")]
+    )
     feed_text, data = feed_stream(cids, xs, flow, t_in, p_in, style, lang)
     p_text, p_out_spec = style.pressure_of(p_out, "P_OUT")
     _, pres = style.pressure_of(p_out)
@@ -144,13 +148,17 @@ def _valve_flash(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
         lang,
         f"Liquid {feed} is {feed_text}. The {v_ref} lets it down to {p_text} (stream {s2}); the {f_ref} then "
         f"separates {s2} adiabatically at {p_text} into vapour {vap} and liquid {liq}.",
-        f"液体 {feed}：{feed_text}。{v_ref}将其节流到 {p_text}（流股 {s2}），{f_ref}在 {p_text} 下绝热闪蒸 {s2}，"
+        f"液体 {feed}：{feed_text}。{v_ref}将其节流到 {p_text}（流股 {s2}），{f_ref}在 {p_text} 下绝热闪蒸 "
+        f"{s2}，"
         f"汽相 {vap}，液相 {liq}。",
     )
     config = {
         "blocks": [{"name": valve, "type": "Valve"}, {"name": drum, "type": "Flash2"}],
         "streams": [feed, s2, vap, liq],
-        "block_connections": {valve: {feed: "F(IN)", s2: "P(OUT)"}, drum: {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}},
+        "block_connections": {
+            valve: {feed: "F(IN)", s2: "P(OUT)"},
+            drum: {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"},
+        },
         "stream_data": {feed: data},
         "blocks_Valve_data": {
             valve: {"JOB_DATA": {"MODE": "ADIAB-FLASH", **p_out_spec, "FLASH_MAXIT": 30, "FLASH_TOL": 0.0001}}
@@ -198,7 +206,9 @@ def _compr_cooler(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
         "block_connections": {comp: {feed: "F(IN)", hot: "P(OUT)"}, cooler: {hot: "F(IN)", cold: "P(OUT)"}},
         "stream_data": {feed: data},
         "blocks_Compr_data": {
-            comp: {"SPEC_DATA": {"MODEL_TYPE": "COMPRESSOR", "TYPE": "ISENTROPIC", "OPT_SPEC": "PRES", **pres}}
+            comp: {
+                "SPEC_DATA": {"MODEL_TYPE": "COMPRESSOR", "TYPE": "ISENTROPIC", "OPT_SPEC": "PRES", **pres}
+            }
         },
         "blocks_Heater_data": {cooler: {"SPEC_DATA": {"SPEC_OPT": "TP", **temp, **pres}}},
     }
