@@ -63,6 +63,10 @@ class Settings(BaseSettings):
         llm_timeout_s: Timeout of one LLM request.
         llm_retries: Extra attempts of a failed LLM request.
         max_tool_iterations: Cap on the agent's tool-call loop per rollout.
+        schema_max_chars: Budget of the schema text ``get_schema`` shows the model (compact
+            rendering; ``null`` for the raw JSON).
+        clear_schema_after_run: Once a simulation has succeeded, show the model its earlier schema
+            answers as a one-line stub (they stay in the trace); keeps later prompts short.
         rollout_timeout_s: Wall-clock cap of one rollout.
         reward: Reward weights.
         output_dir: Where run reports go.
@@ -101,6 +105,8 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=120.0, gt=0)
     llm_retries: int = Field(default=2, ge=0)
     max_tool_iterations: int = Field(default=10, ge=1)
+    schema_max_chars: int | None = Field(default=8_000, ge=500)
+    clear_schema_after_run: bool = True
     rollout_timeout_s: float = Field(default=600.0, gt=0)
     reward: RewardWeights = Field(default_factory=RewardWeights)
     output_dir: Path = Path("runs")

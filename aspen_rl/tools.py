@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from aspen_rl.contract.rendering import render_workbook
+from aspen_rl.contract.schema_view import render_schemas
 from aspen_rl.contract.workbook import is_workbook
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.simulator.errors import SimulatorError, SimulatorHTTPError, SimulatorUnavailable
@@ -74,12 +75,36 @@ def _describe(exc: Exception) -> dict[str, Any]:
     return _error("ToolError", f"{type(exc).__name__}: {exc}")
 
 
-def build_tools(client: SimulatorClient, trace: RunTrace) -> list[Tool]:
+SCHEMA_MAX_CHARS = 8_000
+"""Default budget of the schema text the model reads (about 2.5k tokens of a BPE tokenizer)."""
+
+
+def schema_text(answer: dict[str, Any], max_chars: int | None = SCHEMA_MAX_CHARS) -> str:
+    """A ``GET /api/schema`` answer as the model reads it.
+
+    With a budget, the parts are rendered compactly (:func:`~aspen_rl.contract.schema_view.render_schemas`:
+    every field, allowed value, bound and requirement, no JSON Schema envelope); ``None`` gives the raw
+    JSON. Parts the service did not find are named after the rendering.
+    """
+    parts = answer.get("schemas")
+    if max_chars is None or not isinstance(parts, dict):
+        return dumps(answer)
+    text = render_schemas(parts, max_chars=max_chars)
+    if answer.get("not_found"):
+        text += f"\nnot found: {', '.join(map(str, answer['not_found']))}"
+    return text
+
+
+def build_tools(
+    client: SimulatorClient, trace: RunTrace, *, schema_max_chars: int | None = SCHEMA_MAX_CHARS
+) -> list[Tool]:
     """The agent's three tools bound to a simulator client; every call is appended to ``trace``.
 
     Args:
         client: An open simulator client.
         trace: The rollout's trace (shared by the three tools).
+        schema_max_chars: Budget of the schema text ``get_schema`` shows (``None``: raw JSON); the
+            full answer is always kept in the trace.
 
     Returns:
         ``[get_schema, run_simulation, get_result]``: async functions with typed arguments and
@@ -146,7 +171,7 @@ def build_tools(client: SimulatorClient, trace: RunTrace) -> list[Tool]:
                 missing = answer.get("not_found") or []
                 reason = answer.get("message") or f"schema parts not found: {missing}"
                 return False, f"SchemaNotFound: {reason}", answer, dumps(answer)
-            return True, None, answer, dumps(answer)
+            return True, None, answer, schema_text(answer, schema_max_chars)
 
         return await _record(GET_SCHEMA, {"block_types": requested}, action)
 

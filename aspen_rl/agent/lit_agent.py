@@ -10,6 +10,7 @@ from typing import Any
 
 from agentlightning import LitAgent, emit_object, emit_reward
 
+from aspen_rl.agent.context import SchemaClearingContext
 from aspen_rl.agent.model_client import build_model_client, resolve_llm
 from aspen_rl.agent.prompts import system_prompt_from
 from aspen_rl.records import RewardScores, RolloutRecord, RolloutTiming, ToolCallSummary
@@ -126,10 +127,11 @@ class AspenLitAgent(LitAgent[AspenTask]):
             agent = AssistantAgent(
                 AGENT_NAME,
                 model_client=model_client,
-                tools=build_tools(client, trace),
+                tools=build_tools(client, trace, schema_max_chars=self.settings.schema_max_chars),
                 system_message=system_prompt_from(resources),
                 reflect_on_tool_use=True,
                 max_tool_iterations=self.settings.max_tool_iterations,
+                model_context=SchemaClearingContext() if self.settings.clear_schema_after_run else None,
             )
             result = await agent.run(task=task.user_requirement)
         return _final_text(result.messages)

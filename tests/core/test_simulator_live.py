@@ -134,8 +134,9 @@ async def test_tools_on_the_live_mock_and_reward_of_the_real_trace(client: Simul
     trace = RunTrace()
     get_schema, run_simulation, get_result = build_tools(client, trace)
 
-    schema = json.loads(await get_schema(["Heater"]))
-    assert set(schema["schemas"]) == {"base", "Heater"}  # base is always added
+    schema = await get_schema(["Heater"])  # the compact rendering; the trace keeps the JSON
+    assert "## base" in schema and "## Heater" in schema and "SPEC_OPT*: TP|" in schema
+    assert set(trace.calls[0].response["schemas"]) == {"base", "Heater"}  # base is always added
     run = json.loads(await run_simulation(json.dumps(HEATER)))
     assert set(run) == {"success", "result_file_path"} and run["success"] is True
     text = await get_result(run["result_file_path"])

@@ -399,41 +399,50 @@ def test_bad_config(
 
 
 @pytest.mark.parametrize(
-    ("body", "error_type"),
+    ("body", "error_code"),
     [
-        (b"", "MalformedJSON"),
         (b"{", "MalformedJSON"),
         (b"[1, 2]", "MalformedJSON"),
         (b"\xff\xfe{}", "MalformedJSON"),
-        (b"{}", "SchemaValidationError"),
         (b'{"components": NaN}', "InvalidNumber"),
         (b"[" * 100_000 + b"]" * 100_000, "MalformedJSON"),
         (b'{"components": ' + b"9" * 5000 + b"}", "MalformedJSON"),  # over Python's 4300-digit limit
         (b'{"components": ' + b"9" * 400 + b"}", "InvalidNumber"),  # readable, but beyond any float
     ],
 )
-def test_bad_bodies_over_http(inproc: TestClient, body: bytes, error_type: str) -> None:
+def test_bad_bodies_over_http(inproc: TestClient, body: bytes, error_code: str) -> None:
+    """The real service answers a config it cannot write with HTTP 201 and success false."""
     response = inproc.post(
         "/run-aspen-simulation", content=body, headers={"content-type": "application/json"}
     )
+    assert response.status_code == 201
+    answer = response.json()
+    assert answer["success"] is False
+    assert (answer["error_type"], answer["error_code"]) == ("模拟配置写入失败", error_code)
+    assert answer["error_message"].startswith(f"{error_code}: ")
+
+
+@pytest.mark.parametrize("body", [b"", b"{}", b"[]", b"null", b"0", b'""', b"false"])
+def test_empty_bodies_are_400_with_the_real_error_key(inproc: TestClient, body: bytes) -> None:
+    """The real service's `if not config` check: any falsy JSON body is 400 {"error": ...}, no files."""
+    response = inproc.post("/run-aspen-simulation", content=body)
     assert response.status_code == 400
-    assert response.json() == {
-        "success": False,
-        "error_type": error_type,
-        "error_message": response.json()["error_message"],
-    }
-    assert response.json()["error_message"]
+    assert list(response.json()) == ["error"]
 
 
 def test_http_status_follows_the_error(inproc: TestClient) -> None:
     config = valve()
     config["blocks_Valve_data"]["V1"]["JOB_DATA"]["P_OUT_VALUE"] = 10
     response = inproc.post("/run-aspen-simulation", json=config)
-    assert response.status_code == 422
-    assert response.json()["error_type"] == "InfeasibleSpecification"
+    assert response.status_code == 201
+    assert (response.json()["error_type"], response.json()["error_code"]) == (
+        "模拟运行过程发生错误",
+        "InfeasibleSpecification",
+    )
     response = inproc.post("/run-aspen-simulation", content=b'{"a": Infinity}')
-    assert response.status_code == 400
-    assert response.json()["error_type"] == "InvalidNumber"
+    assert response.status_code == 201
+    answer = response.json()
+    assert (answer["error_type"], answer["error_code"]) == ("模拟配置写入失败", "InvalidNumber")
     assert "a:" in response.json()["error_message"]
 
 
@@ -500,10 +509,10 @@ def test_huge_integer_in_a_config_field_is_malformed_json(inproc: TestClient) ->
     body = json.dumps(heater()).replace('"TEMP_VALUE": 80', '"TEMP_VALUE": ' + "9" * 5000)
     assert "9" * 5000 in body
     response = inproc.post("/run-aspen-simulation", content=body.encode())
-    assert (response.status_code, response.json()["error_type"]) == (400, "MalformedJSON")
+    assert (response.status_code, response.json()["error_code"]) == (201, "MalformedJSON")
     body = json.dumps(heater()).replace('"TEMP_VALUE": 80', '"TEMP_VALUE": ' + "9" * 400)
     response = inproc.post("/run-aspen-simulation", content=body.encode())
-    assert (response.status_code, response.json()["error_type"]) == (400, "InvalidNumber")
+    assert (response.status_code, response.json()["error_code"]) == (201, "InvalidNumber")
     assert "TEMP_VALUE" in response.json()["error_message"]
 
 

@@ -1,0 +1,43 @@
+"""Print the carried wheels a machine still needs: those missing there, or installed older than needed.
+
+Used on the lent GPU machine (no network) before ``pip install --no-index --no-deps --target``:
+
+    python3 benchmarks/pick_wheels.py .whl    # one wheel path per line on stdout, the reasons on stderr
+
+A wheel is needed when its distribution is absent or older than the wheel (``MINIMUM`` lowers that bar
+for large packages where any version the dependants accept will do).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import pathlib
+import re
+import sys
+
+from packaging.version import Version
+
+MINIMUM = {"pyarrow": "24.0.0"}
+"""datasets 5.2 needs pyarrow >= 24: an installed one that new enough is kept."""
+
+
+def needed(folder: pathlib.Path) -> list[pathlib.Path]:
+    """The wheels in ``folder`` this interpreter lacks (or has too old)."""
+    out = []
+    for wheel in sorted(folder.glob("*.whl")):
+        name, version = wheel.name.split("-")[:2]
+        dist = re.sub(r"[-_.]+", "-", name).lower()
+        need = Version(MINIMUM.get(dist, version))
+        try:
+            have: Version | None = Version(md.version(dist))
+        except md.PackageNotFoundError:
+            have = None
+        print(f"{dist}: have {have}, need >= {need}", file=sys.stderr)
+        if have is None or have < need:
+            out.append(wheel)
+    return out
+
+
+if __name__ == "__main__":
+    for path in needed(pathlib.Path(sys.argv[1])):
+        print(path)
