@@ -282,6 +282,11 @@ def part_ours(args: argparse.Namespace) -> list[Result]:
     device = _gpu_device(args)
     tokenizer = build_tiny_tokenizer()
     model, name = _gpu_policy(args, tokenizer, device)
+    ckpt = (
+        {}
+        if args.ours_gradient_checkpointing is None
+        else {"gradient_checkpointing": args.ours_gradient_checkpointing}
+    )
     cfg = GRPOConfig(
         model="bench",
         device=str(device),
@@ -289,6 +294,7 @@ def part_ours(args: argparse.Namespace) -> list[Result]:
         micro_batch_size=args.micro_batch,
         group_size=args.group,
         tensorboard=False,
+        **ckpt,
     )
     trainer = GRPOTrainer(cfg, model=model, tokenizer=tokenizer)
     engine = TransformersEngine(trainer.model, tokenizer, max_batch_size=args.batch)
@@ -683,6 +689,12 @@ def main(argv: list[str] | None = None) -> None:
         action=argparse.BooleanOptionalAction,
         default=False,
         help="TRL's default is on; off matches our trainer's default",
+    )
+    parser.add_argument(
+        "--ours-gradient-checkpointing",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="our trainer's gradient checkpointing in the 'ours' part (default: GRPOConfig's, on)",
     )
     parser.add_argument("--row-len", type=int, default=2048, help="update2k: tokens per row")
     parser.add_argument(

@@ -6,6 +6,7 @@ import threading
 import uuid
 from typing import Any
 
+from simulator_mock.design_specs import DesignSpec, parse_design_specs, solve_with_specs
 from simulator_mock.errors import InternalError, SimulationError
 from simulator_mock.flowsheet import Flowsheet
 from simulator_mock.results import build_results
@@ -41,12 +42,42 @@ def run_config(
     try:
         with _LOCK, time_limit(time_limit_s):
             validate_config(config)
-            flowsheet = Flowsheet(config)
-            solution = flowsheet.solve()
-            return build_results(flowsheet, solution, run_id or new_run_id())
+            run_id = run_id or new_run_id()
+            specs = parse_design_specs(config)
+            if not specs:
+                flowsheet = Flowsheet(config)
+                return build_results(flowsheet, flowsheet.solve(), run_id)
+            return _run_with_specs(config, specs, run_id)
     except SimulationError:
         raise
     except RecursionError:
         raise InternalError("config too deeply nested or flowsheet too large to solve") from None
     except Exception as exc:
         raise InternalError(f"unexpected {type(exc).__name__}: {exc}") from exc
+
+
+def _run_with_specs(config: dict[str, Any], specs: list[DesignSpec], run_id: str) -> dict[str, Any]:
+    """Simulate with design specs met; the results say where each manipulated variable ended."""
+
+    def run(trial: dict[str, Any]) -> tuple[Any, dict[str, Any], Any]:
+        flowsheet = Flowsheet(trial)
+        return flowsheet, build_results(flowsheet, flowsheet.solve(), run_id), None
+
+    _, results, final = solve_with_specs(config, specs, run)
+    results["design_specs"] = {
+        spec.name: {
+            "block": spec.block,
+            "variable": spec.variable,
+            "value": spec.initial(final),
+            "objective": spec.history[-1][1] if spec.history else None,
+            "tolerance": spec.tol,
+            "evaluations": spec.evaluations,
+        }
+        for spec in specs
+    }
+    for spec in specs:
+        results["warnings"].append(
+            f"design spec {spec.name}: {spec.block}.{spec.variable} = {spec.initial(final):.6g} "
+            f"({spec.evaluations} flowsheet evaluations)"
+        )
+    return results

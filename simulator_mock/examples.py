@@ -435,6 +435,116 @@ def recycle(method: str = "WEGSTEIN") -> Config:
     return config
 
 
+def three_phase_flash(method: str = "NRTL") -> Config:
+    """Water, benzene and nitrogen flashed at 40 C and 1 atm: vapour, a benzene-rich 1st liquid and an
+    aqueous 2nd liquid (Flash3, water as the 2nd liquid's key component)."""
+    return flowsheet(
+        "Three-phase flash",
+        [WATER, BENZENE, NITROGEN],
+        method,
+        {"F3": "Flash3"},
+        {"F3": {"FEED-1": "F(IN)", "VAP-1": "V(OUT)", "ORG-1": "L1(OUT)", "AQ-1": "L2(OUT)"}},
+        {"FEED-1": feed(25.0, 1.01325, {"WATER": 40.0, "BENZENE": 40.0, "N2": 20.0})},
+        blocks_Flash3_data={"F3": {"SPEC_DATA": {**tp(40.0, 1.0, "atm"), "L2_COMP": "WATER"}}},
+    )
+
+
+def decanter(method: str = "NRTL") -> Config:
+    """Water and benzene settled at 25 C and 1 atm: a benzene-rich 1st liquid and an aqueous 2nd liquid."""
+    return flowsheet(
+        "Decanter",
+        [WATER, BENZENE],
+        method,
+        {"D1": "Decanter"},
+        {"D1": {"FEED-1": "F(IN)", "ORG-1": "L1(OUT)", "AQ-1": "L2(OUT)"}},
+        {"FEED-1": feed(25.0, 1.01325, {"WATER": 50.0, "BENZENE": 50.0})},
+        blocks_Decanter_data={
+            "D1": {
+                "SPEC_DATA": {
+                    "TEMP_VALUE": 25.0,
+                    "TEMP_UNITS": "C",
+                    "PRES_VALUE": 1.01325,
+                    "PRES_UNITS": "bar",
+                    "L2_COMPS": ["WATER"],
+                    "L2_CUTOFF": 0.5,
+                }
+            }
+        },
+    )
+
+
+N_BUTANE = {"cid": "NC4", "name": "C4H10-1", "cas_number": "106-97-8", "database_name": "N-BUTANE"}
+ISOBUTANE = {"cid": "IC4", "name": "C4H10-2", "cas_number": "75-28-5", "database_name": "ISOBUTANE"}
+
+
+def reactor_recycle() -> Config:
+    """Butane isomerisation with recycle: n-butane feed + recycle -> mixer -> RCSTR (gas, 120 C, 5 bar, 20 m3,
+    reversible first-order POWERLAW) -> Sep: 98 % of the isobutane and 5 % of the n-butane to the product,
+    the rest back to the mixer."""
+    config = flowsheet(
+        "Isomerisation reactor with recycle",
+        [N_BUTANE, ISOBUTANE],
+        "PENG-ROB",
+        {"M1": "Mixer", "R1": "RCSTR", "S1": "Sep"},
+        {
+            "M1": {"FEED-1": "F(IN)", "RCY-1": "F(IN)", "MIX-1": "P(OUT)"},
+            "R1": {"MIX-1": "F(IN)", "RX-1": "P(OUT)"},
+            "S1": {"RX-1": "F(IN)", "PRO-1": "P(OUT)", "RCY-1": "P(OUT)"},
+        },
+        {"FEED-1": feed(120.0, 5.0, {"NC4": 100.0})},
+        blocks_RCSTR_data={
+            "R1": {
+                "SPEC_DATA": {
+                    "PRES_VALUE": 5.0,
+                    "PRES_UNITS": "bar",
+                    "SPEC_OPT": "TEMP",
+                    "TEMP_VALUE": 120.0,
+                    "TEMP_UNITS": "C",
+                    "NPHASE": "1",
+                    "PHASE": "V",
+                    "SPEC_TYPE": "VOLUME",
+                    "VOL_VALUE": 20.0,
+                    "VOL_UNITS": "cum",
+                    "REACSYS": "REACTIONS",
+                    "RXN_ID": {"1": "ISOM"},
+                }
+            }
+        },
+        blocks_Sep_data={
+            "S1": {
+                "SPEC_DATA": {
+                    "PRO-1": [
+                        {"COMP_ID": "IC4", "FLOWBASIS": "MOLE", "FRACS": 0.98},
+                        {"COMP_ID": "NC4", "FLOWBASIS": "MOLE", "FRACS": 0.05},
+                    ]
+                }
+            }
+        },
+    )
+    config["reactions"] = {
+        "ISOM": {
+            "type": "POWERLAW",
+            "REAC_DATA": [
+                {
+                    "REAC_ID": "1",
+                    "REACTYPE": "REVERSIBLE",
+                    "COEF_DATA": {"NC4": -1},
+                    "COEF1_DATA": {"IC4": 1},
+                    "PHASE": "V",
+                    "R_D_RBASIS": "REAC-VOL",
+                    "PRE_EXP": 0.02,
+                    "T_EXP": 0,
+                }
+            ],
+        }
+    }
+    config["convergence"] = {
+        "conv_options": {"tear_method": "WEGSTEIN", "tol": 1e-8, "weg_maxit": 100},
+        "tear_data": [{"tear_stream_name": "RCY-1", "tear_stream_tol": 1e-8}],
+    }
+    return config
+
+
 #: Every example by name (zero-argument builders).
 EXAMPLES = {
     "heater": heater,
@@ -450,4 +560,6 @@ EXAMPLES = {
     "column": column,
     "process_train": process_train,
     "recycle": recycle,
+    "three_phase_flash": three_phase_flash,
+    "decanter": decanter,
 }

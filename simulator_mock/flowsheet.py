@@ -10,6 +10,7 @@ import numpy as np
 from simulator_mock.blocks import BLOCK_CLASSES, Block, BlockContext
 from simulator_mock.convergence import ConvergenceSettings, LoopReport, converge
 from simulator_mock.errors import SpecificationError, UnknownComponentError, UnknownPropertyMethodError
+from simulator_mock.kinetics import parse_reactions
 from simulator_mock.property_package import (
     PropertyPackage,
     canonical_method,
@@ -93,7 +94,9 @@ class Flowsheet:
         self.settings = ConvergenceSettings.from_config(config)
         self.steps, notes = calculation_order(self.topology, list(self.settings.tear_streams))
         self.warnings.extend(notes)
-        self.ctx = BlockContext(self.package, self.cids, self.warnings)
+        self.ctx = BlockContext(
+            self.package, self.cids, self.warnings, parse_reactions(config.get("reactions"), self.cids)
+        )
         self.blocks = self._blocks()
 
     def _blocks(self) -> dict[str, Block]:
@@ -129,6 +132,9 @@ class Flowsheet:
                 loops.append(self._solve_loop(step, streams, stream_data))
             else:
                 self._run_block(step.blocks[0], streams)
+        for name, block in self.blocks.items():
+            check_time(f"block {name}")
+            block.finalize()
         return Solution(streams, self.blocks, loops)
 
     def _run_block(self, name: str, streams: dict[str, Stream]) -> None:

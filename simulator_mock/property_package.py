@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -19,6 +20,8 @@ from simulator_mock.errors import (
     UnknownComponentError,
     UnknownPropertyMethodError,
 )
+from simulator_mock.liquid_enthalpy import CpLiquid, cp_liquid_data
+from simulator_mock.multiphase import VLLE, Phase, Split
 
 #: Aspen property method names -> (liquid model, vapour model).
 METHODS: dict[str, tuple[str, str]] = {
@@ -32,6 +35,11 @@ METHODS: dict[str, tuple[str, str]] = {
 #: Bounds of any flash; outside them the correlations are meaningless.
 T_MIN_K, T_MAX_K = 10.0, 3000.0
 P_MIN_PA, P_MAX_PA = 1.0, 1e8
+
+#: Temperatures [K] at which component pairs are screened for two liquid phases.
+SPLIT_SCREEN_T = (273.15, 313.15, 353.15, 393.15, 433.15)
+#: Flash specifications solved with a second liquid phase (others keep the vapour-liquid answer).
+_VLLE_SPECS = ({"T", "P"}, {"P", "H"}, {"P", "VF"}, {"T", "VF"})
 
 #: Mole fractions below this are treated as absent (flashed on the remaining subset).
 TRACE = 1e-15
@@ -124,6 +132,9 @@ class PhaseState:
         S: molar entropy [J/mol/K]. V: molar volume [m3/mol].
         zs, xs, ys: overall, liquid and vapour mole fractions (full component vectors).
         V_liquid: molar volume of the liquid phase [m3/mol], None when no liquid.
+        x1s, x2s: compositions of the 1st and 2nd liquid when the liquid splits in two (None otherwise); xs is
+            then the composition of both liquids together. The 2nd liquid is the denser one.
+        LF2: mole fraction of the material in the 2nd liquid [-] (0 without a split).
     """
 
     T: float
@@ -136,17 +147,41 @@ class PhaseState:
     xs: np.ndarray
     ys: np.ndarray
     V_liquid: float | None
+    x1s: np.ndarray | None = None
+    x2s: np.ndarray | None = None
+    LF2: float = 0.0
+
+    @property
+    def two_liquids(self) -> bool:
+        """True when the liquid is split in two phases."""
+        return self.x1s is not None
+
+    @property
+    def LF1(self) -> float:
+        """Mole fraction of the material in the 1st (or only) liquid [-]."""
+        return max(1.0 - self.VF - self.LF2, 0.0)
 
 
 class PhaseModels:
     """Thermo phase objects and flasher for one subset of a package's components."""
 
-    def __init__(self, gas: Any, liquid: Any, flasher: Any, Hfs: np.ndarray) -> None:
+    def __init__(self, gas: Any, liquid: Any, flasher: Any, Hfs: np.ndarray, Tcs: list[float | None]) -> None:
         self.gas = gas
         self.liquid = liquid
         self.flasher = flasher
         self.Hfs = Hfs
         self.ideal_gas = type(gas).__name__ == "IdealGas"
+        self.vlle = VLLE(gas, liquid, self.ideal_gas, Hfs, Tcs)
+        self._can_split: bool | None = None
+
+    def can_split(self, n: int) -> bool:
+        """True when some pair of these components forms two liquids between 0 and 160 C (at 1 atm), so
+        their liquids must be tested for a second liquid phase (screened once per component set)."""
+        if self._can_split is None:
+            self._can_split = n > 1 and any(
+                self.vlle.binary_can_split(i, j, n, SPLIT_SCREEN_T) for i in range(n) for j in range(i + 1, n)
+            )
+        return self._can_split
 
     def liquid_props(self, T: float, P: float, xs: list[float]) -> tuple[np.ndarray, np.ndarray, float]:
         """(ln fugacity coefficients, their T derivatives, H formation basis) of the liquid."""
@@ -287,7 +322,7 @@ class PropertyPackage:
             liquid = CEOSLiquid(eos, eos_kwargs, **common)
         else:
             gas = IdealGas(HeatCapacityGases=correlations.HeatCapacityGases, T=T, P=P, zs=zs)
-            liquid = GibbsExcessLiquid(
+            liquid = (CpLiquid if self.caloric_basis == "Hvap" else GibbsExcessLiquid)(
                 VaporPressures=correlations.VaporPressures,
                 HeatCapacityGases=correlations.HeatCapacityGases,
                 VolumeLiquids=correlations.VolumeLiquids,
@@ -299,11 +334,13 @@ class PropertyPackage:
                 P=P,
                 zs=zs,
             )
+        if isinstance(liquid, CpLiquid):
+            liquid.cp_liquid = cp_liquid_data(list(constants.Tcs), correlations)
         if n == 1:
             flasher = FlashPureVLS(constants, correlations, liquids=[liquid], gas=gas, solids=[])
         else:
             flasher = FlashVL(constants, correlations, liquid=liquid, gas=gas)
-        return PhaseModels(gas, liquid, flasher, self.Hfs[list(idx)])
+        return PhaseModels(gas, liquid, flasher, self.Hfs[list(idx)], list(constants.Tcs))
 
     def _excess_model(self, constants: Any, idx: tuple[int, ...], T: float, zs: list[float]) -> Any:
         from thermo import NRTL, UNIFAC, IdealSolution
@@ -360,14 +397,49 @@ class PropertyPackage:
     ) -> tuple[PhaseState, PhaseState | None, PhaseState | None]:
         """Like :meth:`flash`, plus the states of the vapour and the liquid phase (None when absent).
 
-        The phase states come from the same equilibrium, so the phase enthalpies add up exactly to the
-        bulk enthalpy (a flash drum's energy balance closes to rounding).
+        The liquid is all liquid present: when it splits in two, its state says so (``x1s``, ``x2s``). The
+        phase states come from the same equilibrium, so the phase enthalpies add up exactly to the bulk
+        enthalpy (a flash drum's energy balance closes to rounding).
         """
-        return self._flash(zs, where, True, spec)
+        state, vapor, liquids = self._flash(zs, where, True, spec)
+        return state, vapor, self._combined_liquid(state, liquids)
+
+    def flash_phases(
+        self, zs: np.ndarray, where: str, liquid_only: bool = False, **spec: float
+    ) -> tuple[PhaseState, PhaseState | None, list[PhaseState]]:
+        """Like :meth:`flash`, plus the vapour state and each liquid phase's state (the 2nd liquid, the denser
+        one, last). ``liquid_only``: no vapour phase is considered (a decanter: liquid-liquid equilibrium at
+        the given temperature or duty)."""
+        return self._flash(zs, where, True, spec, liquid_only)
+
+    def _combined_liquid(self, state: PhaseState, liquids: list[PhaseState]) -> PhaseState | None:
+        if not liquids:
+            return None
+        if len(liquids) == 1:
+            return liquids[0]
+        L1, L2 = liquids
+        b1, b2 = state.LF1, state.LF2
+        total = b1 + b2
+        w1, w2 = b1 / total, b2 / total
+        return PhaseState(
+            T=state.T,
+            P=state.P,
+            VF=0.0,
+            H=w1 * L1.H + w2 * L2.H,
+            S=w1 * L1.S + w2 * L2.S,
+            V=w1 * L1.V + w2 * L2.V,
+            zs=state.xs,
+            xs=state.xs,
+            ys=state.xs,
+            V_liquid=w1 * L1.V + w2 * L2.V,
+            x1s=L1.zs,
+            x2s=L2.zs,
+            LF2=w2,
+        )
 
     def _flash(
-        self, zs: np.ndarray, where: str, split: bool, spec: dict[str, float]
-    ) -> tuple[PhaseState, PhaseState | None, PhaseState | None]:
+        self, zs: np.ndarray, where: str, split: bool, spec: dict[str, float], liquid_only: bool = False
+    ) -> tuple[PhaseState, PhaseState | None, list[PhaseState]]:
         _check_bounds(where, spec)
         idx = tuple(int(i) for i in np.flatnonzero(zs > TRACE))
         if not idx:
@@ -376,26 +448,55 @@ class PropertyPackage:
         sub = sub / sub.sum()
         if "VF" in spec:
             self._check_subcritical(idx, where, spec)
+        multiphase = len(idx) > 1 and set(spec) in _VLLE_SPECS and self.models(idx).can_split(len(idx))
         try:
+            if liquid_only:
+                if not multiphase:
+                    raise FlashError(f"{where}: a liquid-liquid flash needs T or a duty, with P")
+                return self._vlle_states(idx, sub, spec, None, liquid_only=True)
             try:
-                models, res = self._thermo_flash(idx, sub, spec)
+                try:
+                    models, res = self._thermo_flash(idx, sub, spec)
+                except Exception:
+                    # thermo's saturation flashes fail on near-pure mixtures: drop trace components and retry
+                    minor = sub < RETRY_TRACE
+                    if not minor.any() or minor.all():
+                        raise
+                    idx = tuple(i for i, m in zip(idx, minor, strict=True) if not m)
+                    sub = sub[~minor] / sub[~minor].sum()
+                    models, res = self._thermo_flash(idx, sub, spec)
             except Exception:
-                # thermo's saturation flashes fail on near-pure mixtures: drop trace components and retry
-                minor = sub < RETRY_TRACE
-                if not minor.any() or minor.all():
+                if not multiphase:
                     raise
-                idx = tuple(i for i, m in zip(idx, minor, strict=True) if not m)
-                sub = sub[~minor] / sub[~minor].sum()
-                models, res = self._thermo_flash(idx, sub, spec)
+                res = None  # thermo's vapour-liquid flash failed: the multiphase search starts from scratch
+            unbalanced = (
+                res is not None
+                and len(idx) > 1
+                and set(spec) in _VLLE_SPECS
+                and not _balanced(self._vl_split(res, float(res.T), float(res.P)), sub)
+            )
+            if (multiphase or unbalanced) and len(idx) > 1:
+                # thermo's saturation flashes can return the phases of another saturation point (their
+                # amounts do not add up to the feed): the search over isothermal flashes replaces them
+                found = self._vlle_states(idx, sub, spec, res)
+                if found is not None:
+                    state, vapor, liquids = found
+                    _check_bounds(where, {"T": state.T, "P": state.P}, computed=True)
+                    return state, vapor, liquids
+            if res is None:
+                raise FlashError("no equilibrium found")
             state = self._state(res, idx, models, sub)
-            vapor = liquid = None
+            vapor = None
+            liquids: list[PhaseState] = []
             if split:
                 gas = res.gas if res.gas is not None else (res.liquid0 if state.VF == 1.0 else None)
                 if gas is not None and state.VF > 0.0:
                     vapor = self._phase_state(gas, idx, models, 1.0)
                 if res.liquid_count and state.VF < 1.0:
-                    liquid = self._phase_state(res.liquid0, idx, models, 0.0)
-        except (OutOfBoundsError, FlashError):
+                    liquids = [self._phase_state(res.liquid0, idx, models, 0.0)]
+        except (OutOfBoundsError, FlashError) as exc:
+            if isinstance(exc, FlashError) and not str(exc).startswith(where):
+                raise FlashError(f"{where}: {exc}") from None
             raise
         except Exception as exc:
             beyond = self._beyond_temperature_range(idx, sub, where, spec)
@@ -404,7 +505,136 @@ class PropertyPackage:
             described = ", ".join(f"{k}={_fmt(k, v)}" for k, v in spec.items())
             raise FlashError(f"{where}: flash at {described} failed ({type(exc).__name__}: {exc})") from None
         _check_bounds(where, {"T": state.T, "P": state.P}, computed=True)
-        return state, vapor, liquid
+        return state, vapor, liquids
+
+    # ---- two liquid phases -------------------------------------------------------------------------
+
+    def _vl_split(self, res: Any, T: float, P: float) -> Split:
+        """thermo's vapour-liquid answer as a :class:`Split` (the start of the liquid stability test)."""
+        phases = []
+        VF = min(max(float(res.VF), 0.0), 1.0)
+        if res.gas is not None and VF > 0.0:
+            phases.append(Phase("V", VF, np.asarray(res.gas.zs, dtype=float), res.gas))
+        if res.liquid_count and VF < 1.0:
+            phases.append(Phase("L", 1.0 - VF, np.asarray(res.liquid0.zs, dtype=float), res.liquid0))
+        return Split(T, P, phases)
+
+    def _vlle_states(
+        self,
+        idx: tuple[int, ...],
+        sub: np.ndarray,
+        spec: dict[str, float],
+        res: Any,
+        liquid_only: bool = False,
+    ) -> tuple[PhaseState, PhaseState | None, list[PhaseState]] | None:
+        """The equilibrium with two liquid phases where the liquid of thermo's answer ``res`` is unstable (or
+        ``res`` is None: thermo failed); None when ``res`` stands (no second liquid)."""
+        models = self.models(idx)
+        vlle = models.vlle
+
+        def tp(T: float, P: float) -> Split:
+            if liquid_only:
+                start = Split(T, P, [Phase("L", 1.0, sub, vlle.liq(T, P, sub))])
+            else:
+                with contextlib.redirect_stdout(_DISCARD):
+                    start = self._vl_split(models.flasher.flash(T=T, P=P, zs=sub.tolist()), T, P)
+            return vlle.flash_TP(T, P, sub, start, allow_vapor=not liquid_only)
+
+        if res is not None:
+            start = self._vl_split(res, float(res.T), float(res.P))
+            if set(spec) == {"T", "P"}:
+                found = vlle.flash_TP(spec["T"], spec["P"], sub, start)
+                return None if found is start else self._from_split(found, idx, models)
+            liquid = next(iter(start.liquids), None)
+            balanced = _balanced(start, sub)
+            if balanced and liquid is not None and vlle.unstable_liquid(start.T, start.P, liquid.zs) is None:
+                return None
+            if balanced and liquid is None and not self._liquid_hidden(start, vlle):
+                return None
+        elif set(spec) == {"T", "P"}:
+            return self._from_split(tp(spec["T"], spec["P"]), idx, models)
+        if "P" in spec:
+            P = spec["P"]
+            what, target = ("H", spec["H"]) if "H" in spec else ("VF", spec.get("VF", 0.0))
+            guess = float(res.T) if res is not None else 350.0
+            lo, hi = _bracket(lambda T: tp(T, P), vlle, guess, what, target, T_MIN_K, T_MAX_K)
+            found = vlle.solve_free(lambda T: tp(T, P), lo, hi, target, what, sub)
+        else:
+            T = spec["T"]
+            guess = float(res.P) if res is not None else 101325.0
+            lo, hi = _bracket(lambda u: tp(T, -u), vlle, -guess, "VF", spec["VF"], -P_MAX_PA, -P_MIN_PA)
+            found = vlle.solve_free(lambda u: tp(T, -u), lo, hi, spec["VF"], "VF", sub)
+        return self._from_split(found, idx, models)
+
+    def _liquid_density(self, xs: np.ndarray, idx: tuple[int, ...], T: float) -> float:
+        """Mass density [kg/m3] of a liquid of composition ``xs`` (over ``idx``) from the pure-component
+        liquid volume correlations, mixed ideally."""
+        volume = 0.0
+        for x, i in zip(xs, idx, strict=True):
+            Vm = self.correlations.VolumeLiquids[i].T_dependent_property(T)
+            if Vm is None:
+                Vm = self.correlations.VolumeLiquids[i].T_dependent_property(298.15) or 1e-4
+            volume += float(x) * float(Vm)
+        return float(np.dot(xs, self.MWs[list(idx)])) / 1000.0 / volume
+
+    def _liquid_hidden(self, start: Split, vlle: VLLE) -> bool:
+        """A vapour-only answer may hide a heterogeneous dew point: True when a liquid of near-pure
+        composition would condense from the vapour (its fugacity below the vapour's)."""
+        vapor = start.vapor
+        if vapor is None:
+            return False
+        n = len(vapor.zs)
+        lnphi_v = vlle.lnphi_v(start.T, start.P, vapor.zs)
+        for k in range(n):
+            x = np.full(n, 1e-6)
+            x[k] = 1.0
+            x = x / x.sum()
+            lnphi_l = vlle.lnphi_l(start.T, start.P, x)
+            if np.log(x[k]) + lnphi_l[k] < np.log(max(vapor.zs[k], 1e-300)) + lnphi_v[k] - 1e-9:
+                return True
+        return False
+
+    def _from_split(
+        self, found: Split, idx: tuple[int, ...], models: PhaseModels
+    ) -> tuple[PhaseState, PhaseState | None, list[PhaseState]]:
+        """Bulk and phase states of a multiphase answer (2nd liquid = the denser)."""
+        n = len(self.CASs)
+        vapor_phase = found.vapor
+        liquid_phases = found.liquids
+        if len(liquid_phases) == 2:
+            # the 2nd liquid is the denser (Aspen's rule without key components); densities from the liquid
+            # volume correlations (a cubic EOS's liquid volumes can be 30 % off and swap the order)
+            density = [self._liquid_density(p.zs, idx, found.T) for p in liquid_phases]
+            if density[0] > density[1]:
+                liquid_phases = liquid_phases[::-1]
+        vapor = self._phase_state(vapor_phase.obj, idx, models, 1.0) if vapor_phase is not None else None
+        liquids = [self._phase_state(p.obj, idx, models, 0.0) for p in liquid_phases]
+        betas = [p.beta for p in liquid_phases]
+        VF = vapor_phase.beta if vapor_phase is not None else 0.0
+        parts = ([(VF, vapor)] if vapor is not None else []) + list(zip(betas, liquids, strict=True))
+        total = sum(b for b, _ in parts)
+        zs = np.zeros(n)
+        for b, st in parts:
+            zs += b / total * st.zs
+        L = sum(betas)
+        xs = sum(b / L * st.zs for b, st in zip(betas, liquids, strict=True)) if liquids else zs.copy()
+        V_liquid = sum(b / L * st.V for b, st in zip(betas, liquids, strict=True)) if liquids else None
+        state = PhaseState(
+            T=float(found.T),
+            P=float(found.P),
+            VF=min(max(VF / total, 0.0), 1.0),
+            H=sum(b / total * st.H for b, st in parts),
+            S=sum(b / total * st.S for b, st in parts),
+            V=sum(b / total * st.V for b, st in parts),
+            zs=zs,
+            xs=np.asarray(xs),
+            ys=vapor.zs if vapor is not None else zs.copy(),
+            V_liquid=V_liquid,
+            x1s=liquids[0].zs if len(liquids) == 2 else None,
+            x2s=liquids[1].zs if len(liquids) == 2 else None,
+            LF2=betas[1] / total if len(liquids) == 2 else 0.0,
+        )
+        return state, vapor, liquids
 
     def _check_subcritical(self, idx: tuple[int, ...], where: str, spec: dict[str, float]) -> None:
         """Refuse a vapour-fraction spec above the critical point.
@@ -539,6 +769,43 @@ class PropertyPackage:
             ys=ys,
             V_liquid=V_liquid,
         )
+
+
+def _balanced(split: Split, zs: np.ndarray) -> bool:
+    """True when the phases of ``split`` add up to the overall composition (thermo's saturation flashes can
+    return the phases of another saturation point)."""
+    total = sum(p.beta * p.zs for p in split.phases)
+    return bool(np.max(np.abs(total - zs)) < 1e-6)
+
+
+def _bracket(
+    tp: Callable[[float], Split], vlle: VLLE, guess: float, what: str, target: float, lo_b: float, hi_b: float
+) -> tuple[float, float]:
+    """An interval [lo, hi] of the free variable around ``guess`` where ``what`` crosses ``target``."""
+
+    def side(x: float) -> int:
+        s = tp(x)
+        if what == "H":
+            return -1 if vlle.H_total(s) < target else 1
+        if target <= 0.0:
+            return 1 if s.VF > 1e-12 else -1
+        if target >= 1.0:
+            return -1 if s.VF < 1.0 - 1e-12 else 1
+        return -1 if target > s.VF else 1
+
+    step = max(abs(guess) * 0.02, 5.0)
+    x0 = min(max(guess, lo_b), hi_b)
+    s0 = side(x0)
+    x1 = x0
+    for _ in range(60):
+        x1 = min(max(x1 - s0 * step, lo_b), hi_b)
+        if side(x1) != s0:
+            return (x1, x0) if s0 > 0 else (x0, x1)
+        x0 = x1
+        if x1 in (lo_b, hi_b):
+            break
+        step *= 2.0
+    raise FlashError(f"no equilibrium with {what} = {target:g} found")
 
 
 def _fmt(key: str, value: float) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from simulator_mock.blocks import BLOCK_CLASSES
 from simulator_mock.errors import (
     InvalidNumberError,
     MalformedRequestError,
@@ -22,21 +23,8 @@ from simulator_mock.errors import (
     UnsupportedOptionError,
 )
 
-#: Block types with a model, in the order the schema list shows them.
-BLOCK_TYPES: tuple[str, ...] = (
-    "Mixer",
-    "FSplit",
-    "Heater",
-    "Pump",
-    "Valve",
-    "Compr",
-    "Flash2",
-    "Sep",
-    "HeatX",
-    "RStoic",
-    "DSTWU",
-    "RadFrac",
-)
+#: Block types with a model, in the order the schema list shows them (derived from the block classes).
+BLOCK_TYPES: tuple[str, ...] = tuple(BLOCK_CLASSES)
 SCHEMA_PARTS: tuple[str, ...] = ("base", *BLOCK_TYPES)
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 _MAX_MESSAGE = 600
@@ -217,7 +205,7 @@ def check_finite(value: Any, path: str = "") -> None:
 
 
 #: Top-level sections of the real schema that the mock does not simulate (a non-empty one is refused).
-UNSIMULATED_SECTIONS: tuple[str, ...] = ("reactions", "design_specs", "henry_components")
+UNSIMULATED_SECTIONS: tuple[str, ...] = ("henry_components",)
 
 
 def validate_config(config: dict[str, Any]) -> None:
@@ -230,7 +218,7 @@ def validate_config(config: dict[str, Any]) -> None:
     Raises:
         SchemaValidationError (or UnknownUnit / UnknownPropertyMethod / UnsupportedBlockType for those
         fields): the first problem found, with its dotted path. UnsupportedOptionError: a non-empty
-        reactions, design_specs or henry_components section.
+        henry_components section.
     """
     check_finite(config)
     _raise_first(_validator("base").iter_errors(config), prefix=())

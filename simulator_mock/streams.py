@@ -243,6 +243,12 @@ def stream_result(stream: Stream, package: PropertyPackage, cids: list[str]) -> 
     if state is not None and 0.0 < state.VF < 1.0:
         result["liquid_mole_fractions"] = dict(zip(cids, state.xs.tolist(), strict=True))
         result["vapor_mole_fractions"] = dict(zip(cids, state.ys.tolist(), strict=True))
+    if state is not None and state.x1s is not None and state.x2s is not None:
+        # two liquid phases: the 2nd is the denser; liquid_mole_fractions (above) is both together
+        result["liquid1_fraction"] = state.LF1
+        result["liquid2_fraction"] = state.LF2
+        result["liquid1_mole_fractions"] = dict(zip(cids, state.x1s.tolist(), strict=True))
+        result["liquid2_mole_fractions"] = dict(zip(cids, state.x2s.tolist(), strict=True))
     return result
 
 

@@ -60,6 +60,10 @@ FACTORS: Final[dict[str, dict[str, float]]] = {
         "hp": 745.699872,
         "MMkcal/hr": 4.184e9 / 3600.0,
     },
+    # molar energy (J/mol), e.g. activation energies
+    "mole_enthalpy": {"J/mol": 1.0, "cal/mol": 4.184, "Btu/lbmol": 1055.05585262 / 453.59237},
+    # volume (m3); "cum" is Aspen's cubic metre
+    "volume": {"cum": 1.0, "l": 1e-3},
 }
 
 #: Units a config may use, per quantity: those the real Aspen service can write into its input tree (its
@@ -72,6 +76,8 @@ CONFIG_UNITS: Final[dict[str, tuple[str, ...]]] = {
     "molar_flow": ("kmol/hr",),
     "mass_flow": ("kg/hr", "kg/sec"),
     "power": ("kW", "Gcal/hr", "MMkcal/hr", "cal/sec"),
+    "mole_enthalpy": ("cal/mol", "Btu/lbmol"),
+    "volume": ("cum", "l"),
 }
 
 #: Default unit per quantity when a config omits the *_UNITS field.
@@ -82,6 +88,8 @@ DEFAULT_UNITS: Final[dict[str, str]] = {
     "molar_flow": "kmol/hr",
     "mass_flow": "kg/hr",
     "power": "kW",
+    "mole_enthalpy": "cal/mol",
+    "volume": "cum",
 }
 
 #: Fixed units of every results document.

@@ -1,20 +1,27 @@
-"""Unit-operation models, one module per block family; ``BLOCK_CLASSES`` maps Aspen type names to them."""
+"""Unit-operation models, one module per block family; every block class registers itself on definition.
+
+Importing this package imports every module in it, so a new block type is one new module with one
+:class:`Block` subclass: :data:`BLOCK_CLASSES` (the flowsheet's registry, the served type enum, the schema
+documents and the workbook's result sheets) picks it up with nothing else to edit.
+"""
 
 from __future__ import annotations
 
-from simulator_mock.blocks.base import Block, BlockContext
-from simulator_mock.blocks.dstwu import DSTWU
-from simulator_mock.blocks.heater import Heater
-from simulator_mock.blocks.heatx import HeatX
-from simulator_mock.blocks.mixers import FSplit, Mixer
-from simulator_mock.blocks.pressure_changers import Compr, Pump, Valve
-from simulator_mock.blocks.radfrac import RadFrac
-from simulator_mock.blocks.rstoic import RStoic
-from simulator_mock.blocks.separators import Flash2, Sep
+import importlib
+import pkgutil
 
-BLOCK_CLASSES: dict[str, type[Block]] = {
-    cls.type_name: cls
-    for cls in (Mixer, FSplit, Heater, Pump, Valve, Compr, Flash2, Sep, HeatX, RStoic, DSTWU, RadFrac)
-}
+from simulator_mock.blocks.base import REGISTRY, Block, BlockContext
 
-__all__ = ["BLOCK_CLASSES", "Block", "BlockContext"]
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f"{__name__}.{_module}")
+
+
+def block_classes() -> dict[str, type[Block]]:
+    """Aspen type name -> block class, in the served order (``listing_order``, then name)."""
+    return dict(sorted(REGISTRY.items(), key=lambda item: (item[1].listing_order, item[0])))
+
+
+#: Aspen type name -> block class of every block type the mock simulates, in the served order.
+BLOCK_CLASSES: dict[str, type[Block]] = block_classes()
+
+__all__ = ["BLOCK_CLASSES", "Block", "BlockContext", "block_classes"]

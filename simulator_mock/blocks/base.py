@@ -1,10 +1,11 @@
-"""Block contract: ports, spec parsing, run, results; plus helpers every block family shares."""
+"""Block contract (ports, spec parsing, run, results, schema part, result sheet), the block-type registry,
+and helpers every block family shares."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -12,6 +13,9 @@ from simulator_mock.errors import OutOfBoundsError, SpecificationError
 from simulator_mock.property_package import PropertyPackage
 from simulator_mock.streams import Stream, flash_stream
 from simulator_mock.units import from_si, to_si
+
+if TYPE_CHECKING:
+    from simulator_mock.result_sheet import BlockView, Rows
 
 #: Port cardinality: (minimum, maximum or None for unbounded).
 Cardinality = tuple[int, int | None]
@@ -24,6 +28,8 @@ class BlockContext:
     package: PropertyPackage
     cids: list[str]
     warnings: list[str] = field(default_factory=list)
+    #: the config's reaction sets (simulator_mock.kinetics.ReactionSet by name), for kinetic reactors
+    reactions: dict[str, Any] = field(default_factory=dict)
 
     def index(self, cid: str, where: str) -> int:
         """Position of component ``cid``; SpecificationError naming ``where`` when unknown."""
@@ -35,11 +41,28 @@ class BlockContext:
             ) from None
 
 
-class Block(ABC):
-    """A unit operation.
+#: Every block type the mock simulates: Aspen type name -> class, filled as block classes are defined
+#: (:meth:`Block.__init_subclass__`). Read it through :func:`simulator_mock.blocks.block_classes`.
+REGISTRY: dict[str, type[Block]] = {}
 
-    Subclasses declare their ports and parse their ``blocks_<Type>_data`` entry in :meth:`parse`; the
-    flowsheet checks connections against the ports, then calls :meth:`run` with the inlet streams by port
+
+class Block(ABC):
+    """A unit operation, and everything the service knows about its block type.
+
+    A concrete subclass that sets ``type_name`` registers itself (as IDAES's ``declare_process_block_class``):
+    the flowsheet's registry, the block-type enum and parts of the served schema, and the results workbook
+    are all derived from the class, so adding a block type is adding one module under ``blocks/``. The class
+    carries:
+
+    - ``type_name`` (Aspen's block type), ``description`` (a sentence with its ports, used in the schema),
+      ``listing_order`` (position in the served type list; new types go after the first twelve by name);
+    - ``inlet_ports`` / ``outlet_ports`` with their cardinality, ``port_aliases``;
+    - :meth:`schema_part`: its ``blocks_<Type>_data`` JSON Schema (built with ``schemas.fields``);
+    - :meth:`parse`: its specification read from the config entry; :meth:`run`: the outlets;
+    - :meth:`result_rows`: the Parameter / Value rows of its ``<BLOCK>_result`` sheet (Aspen's output names
+      and units), and ``not_written``: the outputs the real export reads that it leaves out, with the reason.
+
+    The flowsheet checks connections against the ports, then calls :meth:`run` with the inlet streams by port
     and stores the outlets it returns. After :meth:`run`, ``heat`` and ``work`` hold the heat and work the
     block exchanges with the surroundings [W] and :meth:`result` gives its results-document entry.
     ``pressure_enthalpy`` [W] is the enthalpy change of a liquid from its pressure change that the
@@ -48,10 +71,25 @@ class Block(ABC):
     """
 
     type_name: ClassVar[str]
+    description: ClassVar[str] = ""
+    listing_order: ClassVar[int] = 1000
+    not_written: ClassVar[dict[str, str]] = {}
     inlet_ports: ClassVar[dict[str, Cardinality]] = {"F(IN)": (1, None)}
     outlet_ports: ClassVar[dict[str, Cardinality]] = {"P(OUT)": (1, 1)}
     port_aliases: ClassVar[dict[str, str]] = {}
     data_required: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("type_name")
+        if name is None:
+            return  # an intermediate base class, not a block type
+        known = REGISTRY.get(name)
+        if known is not None and known.__qualname__ != cls.__qualname__:
+            raise TypeError(f"block type {name!r} is defined twice: {known.__module__} and {cls.__module__}")
+        if not cls.description:
+            raise TypeError(f"block type {name!r} ({cls.__module__}) needs a description for its schema")
+        REGISTRY[name] = cls
 
     def __init__(
         self,
@@ -93,6 +131,22 @@ class Block(ABC):
     @abstractmethod
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         """Compute the outlet streams (keyed by stream name) from the inlet streams (keyed by port)."""
+
+    @classmethod
+    @abstractmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The block type's schema document: ``{"blocks_<Type>_data": {section schema}}``."""
+
+    @staticmethod
+    @abstractmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """Add the rows of the ``<BLOCK>_result`` sheet from the block's results view ``b``."""
+
+    def finalize(self) -> None:
+        """Work that only reports on the solved state and changes no outlet (a profile, a check): the
+        flowsheet calls it once after every block and recycle loop has converged, so that recycle iterations
+        do not repeat it. Default: nothing."""
+        return None
 
     def result(self, outlets: dict[str, Stream]) -> dict[str, Any]:
         """Results-document entry; common fields plus what :meth:`run` put in ``self.report``."""

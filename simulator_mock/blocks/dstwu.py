@@ -11,6 +11,8 @@ from scipy.optimize import brentq
 from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError, UnsupportedOptionError
 from simulator_mock.property_package import PhaseState
+from simulator_mock.result_sheet import POWER, TEMPERATURE, BlockView, Rows
+from simulator_mock.schemas.fields import block_entry, num, section, string, units, when
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, to_si
 
@@ -36,6 +38,9 @@ class DSTWU(Block):
     """Shortcut column (Aspen ``DSTWU``). Stage counts include the condenser (stage 1) and the reboiler."""
 
     type_name = "DSTWU"
+    listing_order = 11
+    description = "Shortcut distillation (Fenske, Underwood, Gilliland). Ports: F(IN) one or more, D(OUT) one, B(OUT) one."  # noqa: E501
+    not_written: ClassVar[dict[str, str]] = {}
     outlet_ports: ClassVar[dict[str, Cardinality]] = {"D(OUT)": (1, 1), "B(OUT)": (1, 1)}
 
     def parse(self, data: dict[str, Any]) -> None:
@@ -212,3 +217,86 @@ class DSTWU(Block):
         dew = self.package.flash(zF, f"block {self.name} feed dew point", P=P, VF=1.0)
         H_feed = mixed.H_total / mixed.total
         return (dew.H - H_feed) / (dew.H - bubble.H)
+
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
+        col_p = ["bar", "atm", "MPa", "kPa"]
+        spec = {
+            "type": "object",
+            "description": "Shortcut design specification (Winn minimum stages, Underwood minimum reflux, Gilliland correlation).",  # noqa: E501
+            "properties": {
+                "OPT_NTRR": string(
+                    "RR: reflux ratio RR given, stages computed; NSTAGE: number of stages NSTAGE given, reflux computed.",  # noqa: E501
+                    ["RR", "NSTAGE"],
+                ),
+                "RR": num(
+                    "Reflux ratio (OPT_NTRR RR): > 0 the ratio itself; <= -1 a multiple of the minimum reflux ratio (-1.3 = 1.3 x Rmin)."  # noqa: E501
+                ),
+                "NSTAGE": num(
+                    "Number of theoretical stages including condenser and reboiler (OPT_NTRR NSTAGE), 2 to 500.",  # noqa: E501
+                    minimum=2,
+                    maximum=500,
+                ),
+                "PTOP": num("Condenser pressure, in PTOP_UNITS.", minimum=0),
+                "PTOP_UNITS": units("PTOP", col_p),
+                "PBOT": num("Reboiler pressure, in PBOT_UNITS.", minimum=0),
+                "PBOT_UNITS": units("PBOT", col_p),
+                "OPT_RDV": string(
+                    "Condenser: LIQUID total condenser (liquid distillate), VAPOR partial condenser with vapour distillate; VAPLIQ (vapour and liquid distillate) is refused (UnsupportedOption).",  # noqa: E501
+                    ["LIQUID", "VAPOR", "VAPLIQ"],
+                ),
+                "RDV": num("Vapour fraction of the distillate; only read for OPT_RDV VAPLIQ."),
+                "LIGHTKEY": string("Light key component (cid)."),
+                "RECOVL": num(
+                    "Recovery of the light key in the distillate: its distillate flow over its feed flow (0..1).",  # noqa: E501
+                    minimum=0,
+                    maximum=1,
+                ),
+                "HEAVYKEY": string("Heavy key component (cid)."),
+                "RECOVH": num(
+                    "Recovery of the heavy key in the distillate: its distillate flow over its feed flow (0..1).",  # noqa: E501
+                    minimum=0,
+                    maximum=1,
+                ),
+            },
+            "required": [
+                "OPT_NTRR",
+                "PTOP",
+                "PTOP_UNITS",
+                "PBOT",
+                "PBOT_UNITS",
+                "OPT_RDV",
+                "LIGHTKEY",
+                "RECOVL",
+                "HEAVYKEY",
+                "RECOVH",
+            ],
+            "allOf": [when("OPT_NTRR", "RR", ["RR"]), when("OPT_NTRR", "NSTAGE", ["NSTAGE"])],
+            "additionalProperties": False,
+        }
+        return section(
+            "DSTWU",
+            cls.description,
+            block_entry(
+                {"SPEC_DATA": spec}, ["SPEC_DATA"], closed=True, desc="One DSTWU block, keyed by its name."
+            ),
+            {"additionalProperties": False},
+        )
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
+        d = b.doc
+        feed = d.get("feed_stage")
+        rows.add("MIN_REFLUX", d.get("minimum_reflux_ratio"))
+        rows.add("ACT_REFLUX", d.get("reflux_ratio"))
+        rows.add("MIN_STAGES", d.get("minimum_stages"))
+        rows.add("ACT_STAGES", d.get("number_of_stages"))
+        rows.add("FEED_LOCATN", feed)
+        rows.add("RECT_STAGES", feed - 1.0 if feed is not None else None)
+        rows.add("COND_DUTY", d.get("condenser_duty_kW"), POWER)
+        rows.add("REB_DUTY", d.get("reboiler_duty_kW"), POWER)
+        rows.add("DISTIL_TEMP", d.get("distillate_temperature_C"), TEMPERATURE)
+        rows.add("BOTTOM_TEMP", d.get("bottoms_temperature_C"), TEMPERATURE)
+        rows.add("DIST_VS_FEED", d.get("distillate_to_feed_ratio"))

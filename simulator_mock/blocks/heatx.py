@@ -9,6 +9,19 @@ import numpy as np
 
 from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError, UnsupportedOptionError
+from simulator_mock.result_sheet import POWER, PRESSURE, TEMPERATURE, BlockView, PortView, Rows
+from simulator_mock.schemas.fields import (
+    DELT_UNITS,
+    DUTY_UNITS,
+    PRES_MEANING,
+    PRES_UNITS,
+    TEMP_UNITS,
+    block_entry,
+    num,
+    section,
+    string,
+    units,
+)
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, read_pair, to_si
 
@@ -60,6 +73,14 @@ class HeatX(Block):
     """
 
     type_name = "HeatX"
+    listing_order = 9
+    description = "Two-stream heat exchanger (shortcut). Ports: H(IN), H(OUT), C(IN), C(OUT), one each."
+    not_written: ClassVar[dict[str, str]] = {
+        "CALC_MODEL": "Aspen's calculation-model code: its encoding is not known to the mock",
+        "HIN_L1FRAC, HOUT_L1FRAC, CIN_L1FRAC, COUT_L1FRAC": (
+            "first-liquid fractions: not written; a split side reports both liquids in its stream entries"
+        ),
+    }
     inlet_ports: ClassVar[dict[str, Cardinality]] = {"H(IN)": (1, 1), "C(IN)": (1, 1)}
     outlet_ports: ClassVar[dict[str, Cardinality]] = {"H(OUT)": (1, 1), "C(OUT)": (1, 1)}
 
@@ -88,8 +109,8 @@ class HeatX(Block):
                 f"{where}.SPEC: {self.option} is not simulated; use one of {', '.join(SPECS)}"
             )
         quantity = SPECS[self.option]
-        units = spec.get("VALUE_UNITS") or DEFAULT_UNITS[quantity]
-        value = to_si(float(spec["VALUE_VALUE"]), units, quantity, f"{where}.VALUE_UNITS")
+        unit = spec.get("VALUE_UNITS") or DEFAULT_UNITS[quantity]
+        value = to_si(float(spec["VALUE_VALUE"]), unit, quantity, f"{where}.VALUE_UNITS")
         self.T = self.dT = self.Q = None
         if quantity == "power":
             self.Q = value
@@ -118,12 +139,12 @@ class HeatX(Block):
     def _outlet_pressures(self, hot: Stream, cold: Stream) -> tuple[float, float]:
         """Outlet pressures [Pa]: each side's value > 0 is absolute, <= 0 a drop (Aspen; default 0)."""
         out = []
-        for (value, units), inlet, key in (
+        for (value, unit), inlet, key in (
             (self.P_hot, hot, "PRES_HOT_VALUE"),
             (self.P_cold, cold, "PRES_COLD_VALUE"),
         ):
             out.append(
-                inlet.P if value is None else self.pressure(float(value), units, f"SPEC_DATA.{key}", inlet.P)
+                inlet.P if value is None else self.pressure(float(value), unit, f"SPEC_DATA.{key}", inlet.P)
             )
         return out[0], out[1]
 
@@ -179,14 +200,22 @@ class HeatX(Block):
                     f"{self.where}.SPEC_DATA: the spec makes heat flow from the cold to the hot side "
                     f"({Q / 1000:.6g} kW)"
                 )
-        self.report = {"duty_kW": Q / 1000.0, **self._thermal(hot, cold, hot_out, cold_out, Q)}
+        self._solved = (hot, cold, hot_out, cold_out, Q)
+        self.report = {"duty_kW": Q / 1000.0, **self._thermal(hot, cold, hot_out, cold_out, Q, profile=False)}
         return {ho: hot_out, co: cold_out}
+
+    def finalize(self) -> None:
+        """The temperature profile along the exchanger (minimum approach, temperature-cross check) of the
+        solved state: it takes about 60 flashes, so recycle iterations leave it to this final pass."""
+        solved = getattr(self, "_solved", None)
+        if solved is not None:
+            self.report.update(self._thermal(*solved, profile=True))
 
     def _side(self, name: str, inlet: Stream, P: float, Q: float, what: str) -> Stream:
         return self.flash(name, inlet.flows, what, P=P, H=(inlet.enthalpy_flow + Q) / inlet.total)
 
     def _thermal(
-        self, hot: Stream, cold: Stream, hot_out: Stream, cold_out: Stream, Q: float
+        self, hot: Stream, cold: Stream, hot_out: Stream, cold_out: Stream, Q: float, profile: bool = True
     ) -> dict[str, Any]:
         if self.countercurrent:
             dT1, dT2 = hot.T - cold_out.T, hot_out.T - cold.T
@@ -203,6 +232,8 @@ class HeatX(Block):
         }
         if Q == 0.0:
             return {**result, "lmtd_C": None, "ua_kW_K": 0.0}
+        if not profile:
+            return result
         approach, where, T_hot, T_cold = self._pinch(hot, cold, hot_out, cold_out, Q)
         result.update({"min_approach_C": approach, "pinch_duty_fraction": where})
         if approach <= self.min_approach:
@@ -270,3 +301,79 @@ class HeatX(Block):
             if found.fun < best:
                 best_f, best = float(found.x), float(found.fun)
         return (best, best_f, *temperatures(best_f))
+
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
+        spec = {
+            "type": "object",
+            "description": (
+                "Shortcut exchanger specification. The mock reads the fields listed; any other Aspen HeatX input "  # noqa: E501
+                "(geometry, fouling, film coefficients) is accepted, as by the Aspen service, and ignored with a warning."  # noqa: E501
+            ),
+            "properties": {
+                "MODE": string(
+                    "Calculation mode: DESIGN (the only one the mock simulates; RATING and SIMULATION are refused).",  # noqa: E501
+                    default="DESIGN",
+                ),
+                "PROGRAM_MODE": string("SHORTCUT (simulated); DETAILED is refused.", default="SHORTCUT"),
+                "TYPE": string(
+                    "Flow arrangement: COUNTERCURRENT (default) or COCURRENT.", default="COUNTERCURRENT"
+                ),
+                "HSHELL_TUBE": string(
+                    "Side of the hot stream (SHELL or TUBE); no effect in the shortcut model."
+                ),
+                "SPEC": string(
+                    "Exchanger specification, value in VALUE_VALUE: T-HOT hot outlet temperature, T-COLD cold outlet temperature, DELT-HOT hot-side temperature decrease, DELT-COLD cold-side temperature increase, DUTY heat transferred from hot to cold (> 0). Other Aspen specifications are refused (UnsupportedOption)."  # noqa: E501
+                ),
+                "VALUE_VALUE": num(
+                    "Value of SPEC: a temperature or temperature change in VALUE_UNITS (default C), or a duty in VALUE_UNITS (default kW)."  # noqa: E501
+                ),
+                "VALUE_UNITS": string(
+                    f"Unit of VALUE_VALUE: {', '.join(TEMP_UNITS)} for temperatures, {', '.join(DUTY_UNITS)} for DUTY. When omitted, C or kW."  # noqa: E501
+                ),
+                "MIN_TAPP_VALUE": num(
+                    "Minimum temperature approach (hot minus cold, anywhere along the exchanger), in MIN_TAPP_UNITS; when omitted the mock only refuses a temperature cross (approach <= 0)."  # noqa: E501
+                ),
+                "MIN_TAPP_UNITS": units("MIN_TAPP_VALUE", DELT_UNITS),
+                "PRES_HOT_VALUE": num(f"Hot-side outlet pressure in PRES_HOT_UNITS: {PRES_MEANING}."),
+                "PRES_HOT_UNITS": units("PRES_HOT_VALUE", PRES_UNITS),
+                "PRES_COLD_VALUE": num(f"Cold-side outlet pressure in PRES_COLD_UNITS: {PRES_MEANING}."),
+                "PRES_COLD_UNITS": units("PRES_COLD_VALUE", PRES_UNITS),
+                "U_VALUE": num("Overall heat-transfer coefficient for the area estimate, in U_UNITS."),
+                "U_UNITS": string(
+                    "Unit of U_VALUE: Watt/sqm-K, kcal/hr-sqm-K or cal/sec-sqcm-K.",
+                    ["Watt/sqm-K", "kcal/hr-sqm-K", "cal/sec-sqcm-K"],
+                ),
+            },
+            "additionalProperties": True,
+        }
+        return section(
+            "HeatX", cls.description, block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False)
+        )
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
+
+        def side(*ports: str) -> PortView | None:
+            for item in (*b.inlets, *b.outlets):
+                if item.port in ports:
+                    return item
+            return None
+
+        for prefix, inlet, outlet in (
+            ("HOT", side("H(IN)", "HI(IN)"), side("H(OUT)", "HO(OUT)")),
+            ("COLD", side("C(IN)", "CI(IN)"), side("C(OUT)", "CO(OUT)")),
+        ):
+            i = inlet.doc if inlet else {}
+            o = outlet.doc if outlet else {}
+            rows.add(f"{prefix}IN", inlet.stream if inlet else None)
+            rows.add(f"{prefix}OUT", outlet.stream if outlet else None)
+            rows.add(f"{prefix}INT", i.get("temperature_C"), TEMPERATURE)
+            rows.add(f"{prefix}_TEMP", o.get("temperature_C"), TEMPERATURE)
+            rows.add(f"{prefix}INP", i.get("pressure_bar"), PRESSURE)
+            rows.add(f"{prefix}_PRES", o.get("pressure_bar"), PRESSURE)
+            rows.add(f"{prefix}INVF", i.get("vapor_fraction"))
+            rows.add("HOT_VFRAC" if prefix == "HOT" else "COLD_FRAC", o.get("vapor_fraction"))
+        rows.add("HX_DUTY", b.doc.get("duty_kW"), POWER)

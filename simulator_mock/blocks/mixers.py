@@ -8,6 +8,17 @@ import numpy as np
 
 from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import SpecificationError, UnsupportedOptionError
+from simulator_mock.result_sheet import LIQ_RATIO_NOTE, PRESSURE, TEMPERATURE, BlockView, Rows
+from simulator_mock.schemas.fields import (
+    PRES_MEANING,
+    PRES_UNITS,
+    block_entry,
+    num,
+    p_value,
+    section,
+    string,
+    units,
+)
 from simulator_mock.streams import Stream
 
 
@@ -15,6 +26,9 @@ class Mixer(Block):
     """Adiabatic mixer (Aspen ``Mixer``); outlet at the lowest inlet pressure unless specified."""
 
     type_name = "Mixer"
+    listing_order = 1
+    description = "Adiabatic mixer. Ports: F(IN) one or more, P(OUT) one."
+    not_written: ClassVar[dict[str, str]] = {"LIQ_RATIO": LIQ_RATIO_NOTE}
     data_required = False
 
     def parse(self, data: dict[str, Any]) -> None:
@@ -34,11 +48,54 @@ class Mixer(Block):
             return {name: Stream(name, feed.flows, feed.T_hint, P, None)}
         return {name: self.flash(name, feed.flows, "outlet", P=P, H=feed.H_total / feed.total)}
 
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
+        spec = {
+            "type": "object",
+            "description": "Outlet pressure and flash convergence settings.",
+            "properties": {
+                "PRES_VALUE": p_value(f"{PRES_MEANING}. Aspen's default is 0"),
+                "PRES_UNITS": units("PRES_VALUE", PRES_UNITS),
+                "MAXIT_VALUE": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 1000,
+                    "description": "Maximum flash iterations (Aspen default 30). The Aspen service does not write it; the mock ignores it.",  # noqa: E501
+                },
+                "TOL_VALUE": num(
+                    "Flash tolerance (Aspen default 0.0001). The Aspen service does not write it; the mock ignores it.",  # noqa: E501
+                    minimum=1e-10,
+                    maximum=0.1,
+                ),
+            },
+            "required": ["PRES_VALUE", "PRES_UNITS", "MAXIT_VALUE", "TOL_VALUE"],
+        }
+        return section(
+            "Mixer",
+            cls.description
+            + " Mixing is adiabatic. A Mixer without an entry here mixes at the lowest inlet pressure.",
+            block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False),
+        )
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
+        out = b.outlet()
+        d = b.doc
+        rows.add("B_TEMP", d.get("outlet_temperature_C"), TEMPERATURE)
+        rows.add("B_PRES", d.get("outlet_pressure_bar"), PRESSURE)
+        rows.add("B_VFRAC", out.doc.get("vapor_fraction") if out else None)
+        rows.add("PDROP", b.pressure_drop(d.get("outlet_pressure_bar")), PRESSURE)
+
 
 class FSplit(Block):
     """Stream splitter (Aspen ``FSplit``): outlets share the feed's composition and state."""
 
     type_name = "FSplit"
+    listing_order = 2
+    description = "Splitter: outlets share the feed's composition and state. Ports: F(IN) one or more, P(OUT) two or more."  # noqa: E501
+    not_written: ClassVar[dict[str, str]] = {}
     # Aspen's outlet port of FSplit and Sep is P(OUT), one stream per branch (the real enum's O(OUT) belongs
     # to other blocks; the service would fail to connect it here).
     outlet_ports: ClassVar[dict[str, Cardinality]] = {"P(OUT)": (2, None)}
@@ -106,3 +163,74 @@ class FSplit(Block):
             )
         self.report = {"split_fractions": dict(self.fractions)}
         return outlets
+
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
+
+        def per_stream(key: str, value_key: str, units_key: str | None, desc: str) -> dict[str, Any]:
+            props: dict[str, Any] = {value_key: num(desc)}
+            if units_key:
+                props[units_key] = string(f"Unit of {value_key}.")
+            return {
+                "type": "object",
+                "description": desc
+                + " Keyed by outlet stream name. Not simulated by the mock: a non-empty one is refused (UnsupportedOption)."  # noqa: E501
+                if key != "FRAC"
+                else desc,
+                "additionalProperties": {"type": "object", "properties": props},
+            }
+
+        props: dict[str, Any] = {
+            "FRAC": {
+                "type": "object",
+                "description": "Split fraction of the total feed per outlet, keyed by outlet stream name: {stream: {FRAC_VALUE: fraction}}. Fractions are 0..1; one outlet may be left out and takes the rest; given for all outlets they must sum to 1.",  # noqa: E501
+                "additionalProperties": {
+                    "type": "object",
+                    "properties": {
+                        "FRAC_VALUE": num("Fraction of the total feed sent to this outlet (0..1).")
+                    },
+                },
+            },
+            "COMPS": {
+                "type": "object",
+                "description": "Key components of a key-component split. Not simulated by the mock (refused when non-empty).",  # noqa: E501
+                "additionalProperties": {
+                    "type": "object",
+                    "properties": {"MIXED": {"type": "object", "additionalProperties": {"type": "number"}}},
+                },
+            },
+        }
+        for key, vk, uk in [
+            ("BASIS_C_LIM", "BASIS_C_LIM_VALUE", "BASIS_C_LIM_UNITS"),
+            ("BASIS_FLOW", "BASIS_FLOW_VALUE", "BASIS_FLOW_UNITS"),
+            ("BASIS_KEYNO", "BASIS_KEYNO_VALUE", None),
+            ("BASIS_LIMIT", "BASIS_LIMIT_VALUE", "BASIS_LIMIT_UNITS"),
+            ("C_LIM_BASIS", "C_LIM_BASIS_VALUE", None),
+            ("DUTY", "DUTY_VALUE", "DUTY_UNITS"),
+            ("FLOW_BASIS", "FLOW_BASIS_VALUE", None),
+            ("LIMIT_BASIS", "LIMIT_BASIS_VALUE", None),
+            ("ORDER", "ORDER_VALUE", None),
+            ("POWER", "POWER_VALUE", "POWER_UNITS"),
+            ("R_FRAC", "R_FRAC_VALUE", None),
+            ("VOL_C_LIM", "VOL_C_LIM_VALUE", "VOL_C_LIM_UNITS"),
+            ("VOL_FLOW", "VOL_FLOW_VALUE", "VOL_FLOW_UNITS"),
+            ("VOL_LIMIT", "VOL_LIMIT_VALUE", "VOL_LIMIT_UNITS"),
+        ]:
+            props[key] = per_stream(key, vk, uk, f"Aspen FSplit input {key} per outlet stream.")
+        spec = {
+            "type": "object",
+            "description": "Split specification (the outlets leave at the feed's temperature and lowest inlet pressure).",  # noqa: E501
+            "properties": props,
+        }
+        return section(
+            "FSplit", cls.description, block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False)
+        )
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
+        fractions = b.doc.get("split_fractions", {})
+        for order, item in enumerate(b.outlets, start=1):
+            rows.add(f"STREAMFRAC_{item.stream}", fractions.get(item.stream))
+            rows.add(f"STREAM_ORDER_{item.stream}", order)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 from simulator_mock.blocks.base import Block
 from simulator_mock.errors import InfeasibleSpecificationError, UnsupportedOptionError
+from simulator_mock.result_sheet import LENGTH, POWER, PRESSURE, TEMPERATURE, VOLUME_FLOW, BlockView, Rows
+from simulator_mock.schemas.fields import PRES_UNITS, block_entry, num, section, string, units
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, to_si
 
@@ -68,6 +70,12 @@ class Pump(Block):
     """
 
     type_name = "Pump"
+    listing_order = 4
+    description = "Liquid pump or hydraulic turbine. Ports: F(IN) one or more, P(OUT) one."
+    not_written: ClassVar[dict[str, str]] = {
+        "NPSH-AVAIL, NPSH-AVAIL_UNITS": "net positive suction head available: not computed",
+        "NPSH_REQ, NPSH_REQ_UNITS": "net positive suction head required: needs pump curves",
+    }
 
     def parse(self, data: dict[str, Any]) -> None:
         self.spec = data["SPEC_DATA"]
@@ -115,6 +123,51 @@ class Pump(Block):
         }
         return {name: out}
 
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
+        spec = {
+            "type": "object",
+            "description": (
+                "Pump specification. No efficiency field exists: Aspen then takes the efficiency from its curve for "  # noqa: E501
+                "water in a standard centrifugal pump, a function of the volumetric flow. The mock uses a published "  # noqa: E501
+                "centrifugal-pump correlation (Seider et al.): about 0.44 up to 11 m3/hr, rising to 0.86 at 1100 m3/hr "  # noqa: E501
+                "and above; the results report it as efficiency. Driver efficiency is 1."
+            ),
+            "properties": {
+                "PUMP_TYPE": string(
+                    "PUMP (raise the pressure) or TURBINE (hydraulic turbine, lower it).", ["PUMP", "TURBINE"]
+                ),
+                "PRES_VALUE": num("Discharge pressure (absolute, > 0), in PRES_UNITS.", exclusiveMinimum=0),
+                "PRES_UNITS": units("PRES_VALUE", PRES_UNITS),
+                "OPT_SPEC": string(
+                    "What PRES_VALUE specifies. Only PRES (discharge pressure) is written by the Aspen service together with its value; DELP, PRATIO, POWER and USE-CURVE are refused (UnsupportedOption).",  # noqa: E501
+                    ["PRES", "DELP", "PRATIO", "POWER", "USE-CURVE"],
+                ),
+            },
+            "required": ["PUMP_TYPE", "PRES_VALUE", "PRES_UNITS", "OPT_SPEC"],
+        }
+        return section(
+            "Pump",
+            cls.description + " The feed must be liquid.",
+            block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False),
+        )
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
+        d = b.doc
+        rows.add("FLUID_POWER", d.get("fluid_power_kW"), POWER)
+        rows.add("BRAKE_POWER", d.get("brake_power_kW"), POWER)
+        rows.add("ELEC_POWER", d.get("electricity_kW"), POWER)
+        rows.add("VFLOW", d.get("volumetric_flow_m3_hr"), VOLUME_FLOW)
+        rows.add("PDRP", d.get("pressure_change_bar"), PRESSURE)
+        rows.add("HEAD_CAL", d.get("head_m"), LENGTH)
+        rows.add("CEFF", d.get("efficiency"))
+        rows.add("WNET", d.get("electricity_kW"), POWER)
+        rows.add("POC", d.get("outlet_pressure_bar"), PRESSURE)
+        rows.add("TOC", d.get("outlet_temperature_C"), TEMPERATURE)
+
 
 class Valve(Block):
     """Valve (Aspen ``Valve``, MODE ADIAB-FLASH): isenthalpic expansion to a lower pressure.
@@ -128,6 +181,20 @@ class Valve(Block):
     """
 
     type_name = "Valve"
+    listing_order = 5
+    description = (
+        "Valve: adiabatic flash to a specified outlet pressure. Ports: F(IN) one or more, P(OUT) one."
+    )
+    not_written: ClassVar[dict[str, str]] = {
+        "CHOK_STAT": "choked-flow status: valve rating (Cv, geometry) is not modelled",
+        "CHOKE_POUT, CHOKE_POUT_UNITS": "choked outlet pressure: valve rating is not modelled",
+        "FLOW_COEF": "flow coefficient: valve rating is not modelled",
+        "VALVE_POSN": "valve opening: valve rating is not modelled",
+        "CAV_INDX": "cavitation index: valve rating is not modelled",
+        "PDROP_FAC2": "pressure-drop ratio factor: valve rating is not modelled",
+        "PRREC_FAC2": "pressure-recovery factor: valve rating is not modelled",
+        "PIPE_FIT_FAC2": "piping-geometry factor: valve rating is not modelled",
+    }
 
     def parse(self, data: dict[str, Any]) -> None:
         job = data["JOB_DATA"]
@@ -160,11 +227,62 @@ class Valve(Block):
         }
         return {name: out}
 
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
+        job = {
+            "type": "object",
+            "description": "Valve operation.",
+            "properties": {
+                "MODE": string(
+                    "Calculation type. ADIAB-FLASH: adiabatic flash to the outlet pressure P_OUT_VALUE (the only mode the Aspen service writes inputs for; others are refused: UnsupportedOption).",  # noqa: E501
+                    default="ADIAB-FLASH",
+                ),
+                "P_OUT_VALUE": num(
+                    "Outlet pressure (absolute, > 0), in P_OUT_UNITS; not above the inlet pressure.",
+                    exclusiveMinimum=0,
+                ),
+                "P_OUT_UNITS": units("P_OUT_VALUE", PRES_UNITS),
+                "FLASH_MAXIT": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 1000,
+                    "description": "Maximum flash iterations (Aspen default 30); the mock's flashes use their own limit and ignore it.",  # noqa: E501
+                },
+                "FLASH_TOL": num(
+                    "Flash tolerance (Aspen default 0.0001); ignored by the mock.", minimum=1e-10, maximum=0.1
+                ),
+            },
+            "required": ["MODE", "P_OUT_VALUE", "P_OUT_UNITS", "FLASH_MAXIT", "FLASH_TOL"],
+        }
+        return section("Valve", cls.description, block_entry({"JOB_DATA": job}, ["JOB_DATA"], closed=False))
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
+        d = b.doc
+        rows.add("P_OUT_OUT", d.get("outlet_pressure_bar"), PRESSURE)
+        rows.add("VALVE_DP", d.get("pressure_drop_bar"), PRESSURE)
+        rows.add("TCALC", d.get("outlet_temperature_C"), TEMPERATURE)
+        rows.add("VCALC", d.get("outlet_vapor_fraction"))
+
 
 class Compr(Block):
     """Compressor or gas turbine (Aspen ``Compr``), isentropic efficiency model."""
 
     type_name = "Compr"
+    listing_order = 6
+    description = "Compressor or gas turbine (isentropic model). Ports: F(IN) one or more, P(OUT) one."
+    not_written: ClassVar[dict[str, str]] = {
+        "COMPTYPE": "Aspen's model-type code: its encoding is not known to the mock",
+        "KODE": "Aspen's calculation-method code: its encoding is not known to the mock",
+        "DIS": "displacement: positive-displacement compressors are not modelled",
+        "EV": "volumetric efficiency: positive-displacement compressors are not modelled",
+        "IN_CPR": "inlet heat-capacity ratio: not reported by the mock's engine",
+        "Z_IN, Z_IN_UNITS": "inlet compressibility factor: not reported by the mock's engine",
+        "Z_OUT, Z_OUT_UNITS": "outlet compressibility factor: not reported by the mock's engine",
+        "EXP_V_ISEN, EXP_V_ACT, EXP_T_ISEN, EXP_T_ACT": "volume / temperature exponents: not computed",
+    }
 
     def parse(self, data: dict[str, Any]) -> None:
         self.spec = data["SPEC_DATA"]
@@ -206,3 +324,65 @@ class Compr(Block):
             "outlet_vapor_fraction": out.VF,
         }
         return {name: out}
+
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
+        spec = {
+            "type": "object",
+            "description": "Compressor specification. No efficiency field exists: Aspen's defaults apply, isentropic efficiency 0.72 and mechanical efficiency 1.",  # noqa: E501
+            "properties": {
+                "MODEL_TYPE": string(
+                    "COMPRESSOR (raise the pressure) or TURBINE (expand the gas).",
+                    ["COMPRESSOR", "TURBINE"],
+                    default="COMPRESSOR",
+                ),
+                "TYPE": string(
+                    "Thermodynamic model. ISENTROPIC (rigorous isentropic path from the property method) is simulated; the ASME and GPSA variants are refused (UnsupportedOption).",  # noqa: E501
+                    ["ISENTROPIC", "ASME-ISENTROP", "GPSA-ISENTROP", "ASME-POLYTROP", "GPSA-POLYTROP"],
+                ),
+                "PRES_VALUE": num("Discharge pressure (absolute, > 0), in PRES_UNITS.", exclusiveMinimum=0),
+                "PRES_UNITS": units("PRES_VALUE", PRES_UNITS),
+                "OPT_SPEC": string(
+                    "What PRES_VALUE specifies. Only PRES (discharge pressure) is simulated; DELP, PRATIO, POWER and USE-CURVE are refused (UnsupportedOption).",  # noqa: E501
+                    ["PRES", "DELP", "PRATIO", "POWER", "USE-CURVE"],
+                    default="PRES",
+                ),
+            },
+            "required": ["MODEL_TYPE", "TYPE", "PRES_VALUE", "PRES_UNITS", "OPT_SPEC"],
+        }
+        return section(
+            "Compr", cls.description, block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False)
+        )
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
+        d = b.doc
+        indicated, brake = d.get("power_kW"), d.get("brake_power_kW")
+        isentropic = d.get("isentropic_power_kW")
+        mech = None
+        if indicated and brake:
+            mech = indicated / brake if abs(brake) >= abs(indicated) else brake / indicated
+        inlet = b.inlets[0].doc if b.inlets else {}
+        out = b.outlet()
+        mass_kg_s = inlet.get("mass_flow_kg_hr", 0.0) / 3600.0
+        head = (
+            isentropic * 1000.0 / (mass_kg_s * GRAVITY) if isentropic is not None and mass_kg_s > 0 else None
+        )
+        rows.add("IND_POWER", indicated, POWER)
+        rows.add("BRAKE_POWER", brake, POWER)
+        rows.add("WNET", brake, POWER)
+        rows.add(
+            "POWER_LOSS", brake - indicated if brake is not None and indicated is not None else None, POWER
+        )
+        rows.add("EPC", d.get("efficiency"))
+        rows.add("EFF_MECH", mech)
+        rows.add("POC", d.get("outlet_pressure_bar"), PRESSURE)
+        rows.add("TOC", d.get("outlet_temperature_C"), TEMPERATURE)
+        rows.add("TOS", d.get("isentropic_outlet_temperature_C"), TEMPERATURE)
+        rows.add("B_VFRAC", d.get("outlet_vapor_fraction"))
+        rows.add("HEAD_CAL", head, LENGTH)
+        rows.add("POWER_ISEN", isentropic, POWER)
+        rows.add("FEED_VFLOW", inlet.get("volumetric_flow_m3_hr"), VOLUME_FLOW)
+        rows.add("VFLOW", out.doc.get("volumetric_flow_m3_hr") if out else None, VOLUME_FLOW)

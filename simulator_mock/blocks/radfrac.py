@@ -9,6 +9,8 @@ import numpy as np
 from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.blocks.column_solver import ColumnProblem, solve_column
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError, UnsupportedOptionError
+from simulator_mock.result_sheet import MOLAR_FLOW, POWER, TEMPERATURE, BlockView, Rows
+from simulator_mock.schemas.fields import block_entry, num, section, string
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, to_si
 
@@ -39,10 +41,36 @@ SIMULATED_CONFIG = {
 }
 
 
+COL_FLOW_UNITS = ["kg/hr", "kmol/hr"]
+
+
+COL_P_UNITS = ["atm", "bar", "kPa", "MPa"]
+
+
+def _op(spec_type: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            **props,
+            "specType": {"const": spec_type, "description": "Optional label of the specification."},
+        },
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
 class RadFrac(Block):
     """Rigorous distillation column (Aspen ``RadFrac``): total or partial condenser, kettle reboiler."""
 
     type_name = "RadFrac"
+    listing_order = 12
+    description = "Rigorous equilibrium-stage distillation column. Ports: F(IN) one or more, LD(OUT) (total condenser) or VD(OUT) (partial condenser) one, B(OUT) one."  # noqa: E501
+    not_written: ClassVar[dict[str, str]] = {
+        "SCTEMP, SCTEMP_UNITS, SCDUTY, SCDUTY_UNITS": "subcooled reflux: no condenser subcooling",
+        "MOLE_DW, MOLE_DW_UNITS, RW, RW_UNITS": "free-water distillate and reflux: no free-water calculation",
+        "MOLE_DFR_UNITS": "distillate-to-feed ratio is dimensionless; Aspen's unit string for it is unknown",
+        "MASS_CONC_<CID>_<STREAM>": "mass concentrations: Aspen's node layout for them is not known",
+    }
     outlet_ports: ClassVar[dict[str, Cardinality]] = {"LD(OUT)": (0, 1), "VD(OUT)": (0, 1), "B(OUT)": (1, 1)}
 
     def parse(self, data: dict[str, Any]) -> None:
@@ -339,3 +367,409 @@ class RadFrac(Block):
             y_guess=y,
             max_iterations=self.max_iterations,
         )
+
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
+
+        def basis(what: str) -> dict[str, Any]:
+            return string(f"Basis of {what}: MOLE or MASS (the mock simulates MOLE).", ["MOLE", "MASS"])
+
+        def flow_units(what: str) -> dict[str, Any]:
+            return string(
+                f"Unit of {what}: kmol/hr (kg/hr goes with a MASS basis, refused: UnsupportedOption; m3/hr and lb/hr cannot be written by the Aspen service).",  # noqa: E501
+                COL_FLOW_UNITS,
+            )
+
+        duty_units = string("Unit of the duty: kW (MW and W cannot be written by the Aspen service).", ["kW"])
+        op_items = [
+            _op(
+                "RR",
+                {
+                    "BASIS_RR_VALUE": num("Molar reflux ratio L/D."),
+                    "BASIS_RR_BASIS": basis("the reflux ratio"),
+                },
+                ["BASIS_RR_VALUE", "BASIS_RR_BASIS"],
+            ),
+            _op(
+                "D",
+                {
+                    "BASIS_D_VALUE": num("Distillate rate, in BASIS_D_UNITS."),
+                    "BASIS_D_UNITS": flow_units("BASIS_D_VALUE"),
+                    "BASIS_D_BASIS": basis("the distillate rate"),
+                },
+                ["BASIS_D_VALUE", "BASIS_D_UNITS", "BASIS_D_BASIS"],
+            ),
+            _op(
+                "L1",
+                {
+                    "BASIS_L1_VALUE": num("Reflux rate (refused by the mock)."),
+                    "BASIS_L1_UNITS": flow_units("BASIS_L1_VALUE"),
+                    "BASIS_L1_BASIS": basis("the reflux rate"),
+                },
+                ["BASIS_L1_VALUE", "BASIS_L1_UNITS", "BASIS_L1_BASIS"],
+            ),
+            _op(
+                "B",
+                {
+                    "BASIS_B_VALUE": num("Bottoms rate, in BASIS_B_UNITS."),
+                    "BASIS_B_UNITS": flow_units("BASIS_B_VALUE"),
+                    "BASIS_B_BASIS": basis("the bottoms rate"),
+                },
+                ["BASIS_B_VALUE", "BASIS_B_UNITS", "BASIS_B_BASIS"],
+            ),
+            _op(
+                "VN",
+                {
+                    "BASIS_VN_VALUE": num("Boilup rate (refused by the mock)."),
+                    "BASIS_VN_UNITS": flow_units("BASIS_VN_VALUE"),
+                    "BASIS_VN_BASIS": basis("the boilup rate"),
+                },
+                ["BASIS_VN_VALUE", "BASIS_VN_UNITS", "BASIS_VN_BASIS"],
+            ),
+            _op(
+                "BR",
+                {
+                    "BASIS_BR_VALUE": num("Boilup ratio (refused by the mock)."),
+                    "BASIS_BR_BASIS": basis("the boilup ratio"),
+                },
+                ["BASIS_BR_VALUE", "BASIS_BR_BASIS"],
+            ),
+            _op(
+                "Q1",
+                {"Q1_VALUE": num("Condenser duty (refused by the mock)."), "Q1_UNITS": duty_units},
+                ["Q1_VALUE", "Q1_UNITS"],
+            ),
+            _op(
+                "QN",
+                {"QN_VALUE": num("Reboiler duty (refused by the mock)."), "QN_UNITS": duty_units},
+                ["QN_VALUE", "QN_UNITS"],
+            ),
+            _op(
+                "D:F",
+                {"DF_VALUE": num("Distillate to feed ratio (0..1)."), "DF_BASIS": basis("the ratio")},
+                ["DF_VALUE", "DF_BASIS"],
+            ),
+            _op(
+                "B:F",
+                {"BF_VALUE": num("Bottoms to feed ratio (0..1)."), "BF_BASIS": basis("the ratio")},
+                ["BF_VALUE", "BF_BASIS"],
+            ),
+        ]
+        config = {
+            "type": "object",
+            "description": "Column configuration.",
+            "properties": {
+                "CALC_MODE": string(
+                    "EQUILIBRIUM (simulated) or RIG-RATE (rate-based, refused).",
+                    ["EQUILIBRIUM", "RIG-RATE"],
+                    default="EQUILIBRIUM",
+                ),
+                "NSTAGE": {
+                    "type": "integer",
+                    "minimum": 2,
+                    "maximum": 200,
+                    "description": "Number of stages, condenser (stage 1) and reboiler (last stage) included.",  # noqa: E501
+                },
+                "CONDENSER": string(
+                    "TOTAL (liquid distillate, port LD(OUT)) or PARTIAL-V (vapour distillate, port VD(OUT)); PARTIAL-V-L and NONE are refused.",  # noqa: E501
+                    ["TOTAL", "PARTIAL-V", "PARTIAL-V-L", "NONE"],
+                ),
+                "REBOILER": string(
+                    "KETTLE (simulated); THERMOSYPHON and NONE are refused.",
+                    ["KETTLE", "THERMOSYPHON", "NONE"],
+                ),
+                "CONV_METH": string(
+                    "Aspen's convergence method; the mock's Newton solver is the same for every choice.",
+                    ["STANDARD", "NONIDEAL", "AZEOTROPIC", "CRYOGENIC", "PETROLEUM", "OTHERS"],
+                ),
+                "NO_PHASE": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 3,
+                    "description": "Valid phases: 2 (vapour-liquid) is simulated; 1 and 3 are refused.",
+                },
+                "BLKOPFREWAT": string(
+                    "Free-water handling: NO (simulated); YES and DIRTY are refused.", ["YES", "NO", "DIRTY"]
+                ),
+                "OP_SPEC": {
+                    "type": "array",
+                    "description": "Operating specifications, one per item: the mock needs the reflux ratio (RR) and one of the distillate rate (D), bottoms rate (B), D:F or B:F, all on a MOLE basis.",  # noqa: E501
+                    "items": {"type": "object", "oneOf": op_items},
+                    "minItems": 1,
+                    "maxItems": 2,
+                },
+            },
+            "required": [
+                "CALC_MODE",
+                "NSTAGE",
+                "CONDENSER",
+                "REBOILER",
+                "CONV_METH",
+                "NO_PHASE",
+                "BLKOPFREWAT",
+                "OP_SPEC",
+            ],
+            "additionalProperties": False,
+        }
+        feed = {
+            "type": "array",
+            "description": "Feed location of every feed stream.",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "FEED_STAGE": string("Feed stream name (an F(IN) stream of this block)."),
+                    "FEED_STAGE_VALUE": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Stage number (1 = condenser).",
+                    },
+                    "FEED_CONVEN": string(
+                        "ABOVE-STAGE: the feed enters between stage n-1 and n (its vapour goes to n-1, its liquid to n); ON-STAGE: all of it enters stage n; BELOW-STAGE is refused.",  # noqa: E501
+                        ["ABOVE-STAGE", "ON-STAGE", "BELOW-STAGE"],
+                    ),
+                },
+                "required": ["FEED_STAGE", "FEED_STAGE_VALUE", "FEED_CONVEN"],
+                "additionalProperties": False,
+            },
+            "minItems": 1,
+        }
+        prod = {
+            "type": "array",
+            "description": "Product locations. The distillate is drawn at stage 1 (phase L for a total condenser, V for a partial one) and the bottoms at stage NSTAGE (phase L); side draws are refused.",  # noqa: E501
+            "items": {
+                "type": "object",
+                "properties": {
+                    "PROD_STAGE": string("Product stream name (an outlet of this block)."),
+                    "PROD_STAGE_VALUE": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Stage the product is drawn from.",
+                    },
+                    "PROD_PHASE": string("L liquid or V vapour.", ["L", "V"]),
+                },
+                "required": ["PROD_STAGE", "PROD_STAGE_VALUE", "PROD_PHASE"],
+                "additionalProperties": False,
+            },
+            "minItems": 1,
+        }
+
+        def p_units(what: str) -> dict[str, Any]:
+            return string(
+                f"Unit of {what}: bar, atm, kPa or MPa (psi cannot be written by the Aspen service).",
+                COL_P_UNITS,
+            )
+
+        def nullable(desc: str) -> dict[str, Any]:
+            return {"type": ["number", "null"], "minimum": 0, "description": desc}
+
+        top_bottom_item = {
+            "type": "object",
+            "description": "Top pressure and the pressure drops below it.",
+            "properties": {
+                "PRES1_VALUE": num("Pressure of stage 1 (the condenser), in PRES1_UNITS."),
+                "PRES1_UNITS": p_units("PRES1_VALUE"),
+                "OPT_PRES_TOP": string(
+                    "How stage 2's pressure is given: DP-COND (condenser pressure drop DP_COND_VALUE) or STAGE-2 (its pressure PRES2_VALUE).",  # noqa: E501
+                    ["DP-COND", "STAGE-2"],
+                ),
+                "PRES2_VALUE": {
+                    "type": ["number", "null"],
+                    "description": "Pressure of stage 2 (OPT_PRES_TOP STAGE-2), in PRES2_UNITS.",
+                },
+                "PRES2_UNITS": p_units("PRES2_VALUE"),
+                "DP_COND_VALUE": nullable(
+                    "Pressure drop from stage 2 to the condenser (OPT_PRES_TOP DP-COND), in DP_COND_UNITS."
+                ),
+                "DP_COND_UNITS": p_units("DP_COND_VALUE"),
+                "OPT_PRES": string(
+                    "Pressure drop over the rest of the column: DP-STAGE (per stage, DP_STAGE_VALUE) or DP-COL (whole column from stage 2 to the last, DP_COL_VALUE, spread evenly).",  # noqa: E501
+                    ["DP-COL", "DP-STAGE"],
+                ),
+                "DP_STAGE_VALUE": nullable("Pressure drop per stage (OPT_PRES DP-STAGE), in DP_STAGE_UNITS."),
+                "DP_STAGE_UNITS": p_units("DP_STAGE_VALUE"),
+                "DP_COL_VALUE": nullable(
+                    "Pressure drop from stage 2 to the last stage (OPT_PRES DP-COL), in DP_COL_UNITS."
+                ),
+                "DP_COL_UNITS": p_units("DP_COL_VALUE"),
+            },
+            "allOf": [
+                {
+                    "if": {
+                        "properties": {"OPT_PRES_TOP": {"const": "DP-COND"}},
+                        "required": ["OPT_PRES_TOP"],
+                    },
+                    "then": {
+                        "required": ["DP_COND_VALUE", "DP_COND_UNITS"],
+                        "properties": {
+                            "DP_COND_VALUE": {"type": "number", "minimum": 0},
+                            "DP_COND_UNITS": {"type": "string"},
+                            "PRES2_VALUE": {"type": "null"},
+                            "PRES2_UNITS": {"type": "null"},
+                        },
+                    },
+                },
+                {
+                    "if": {
+                        "properties": {"OPT_PRES_TOP": {"const": "STAGE-2"}},
+                        "required": ["OPT_PRES_TOP"],
+                    },
+                    "then": {
+                        "required": ["PRES2_VALUE", "PRES2_UNITS"],
+                        "properties": {
+                            "PRES2_VALUE": {"type": "number", "minimum": 0},
+                            "PRES2_UNITS": {"type": "string"},
+                            "DP_COND_VALUE": {"type": "null"},
+                            "DP_COND_UNITS": {"type": "null"},
+                        },
+                    },
+                },
+                {
+                    "if": {"properties": {"OPT_PRES": {"const": "DP-COL"}}, "required": ["OPT_PRES"]},
+                    "then": {
+                        "required": ["DP_COL_VALUE", "DP_COL_UNITS"],
+                        "properties": {
+                            "DP_COL_VALUE": {"type": "number", "minimum": 0},
+                            "DP_COL_UNITS": {"type": "string"},
+                            "DP_STAGE_VALUE": {"type": "null"},
+                            "DP_STAGE_UNITS": {"type": "null"},
+                        },
+                    },
+                },
+                {
+                    "if": {"properties": {"OPT_PRES": {"const": "DP-STAGE"}}, "required": ["OPT_PRES"]},
+                    "then": {
+                        "required": ["DP_STAGE_VALUE", "DP_STAGE_UNITS"],
+                        "properties": {
+                            "DP_STAGE_VALUE": {"type": "number", "minimum": 0},
+                            "DP_STAGE_UNITS": {"type": "string"},
+                            "DP_COL_VALUE": {"type": "null"},
+                            "DP_COL_UNITS": {"type": "null"},
+                        },
+                    },
+                },
+            ],
+            "required": ["PRES1_VALUE", "PRES1_UNITS", "OPT_PRES_TOP", "OPT_PRES"],
+            "additionalProperties": False,
+        }
+        pres = {
+            "type": "object",
+            "description": "Column pressures: either a profile of stage pressures (linear in between, constant beyond the first and last given stage) or the top pressure with pressure drops.",  # noqa: E501
+            "oneOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "VIEW_PRES": string(
+                            "PROFILE: pressures of chosen stages.", ["PROFILE"], default="PROFILE"
+                        ),
+                        "STAGE_PRES": {
+                            "type": "array",
+                            "description": "Stage pressures.",
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "PRES_STAGE": string("Stage number as text, e.g. '1'."),
+                                    "PRES_VALUE": num("Pressure of that stage, in PRES_UNITS.", minimum=0),
+                                    "PRES_UNITS": p_units("PRES_VALUE"),
+                                },
+                                "required": ["PRES_STAGE", "PRES_VALUE", "PRES_UNITS"],
+                                "additionalProperties": False,
+                            },
+                            "minItems": 1,
+                        },
+                    },
+                    "required": ["VIEW_PRES", "STAGE_PRES"],
+                    "additionalProperties": False,
+                },
+                {
+                    "type": "object",
+                    "properties": {
+                        "VIEW_PRES": string("TOP/BOTTOM: top pressure and pressure drops.", ["TOP/BOTTOM"]),
+                        "STAGE_PRES": {
+                            "type": "array",
+                            "description": "Exactly one item.",
+                            "items": top_bottom_item,
+                            "minItems": 1,
+                            "maxItems": 1,
+                        },
+                    },
+                    "required": ["VIEW_PRES", "STAGE_PRES"],
+                    "additionalProperties": False,
+                },
+            ],
+        }
+        condenser = {
+            "type": "object",
+            "description": "Condenser specification.",
+            "properties": {
+                "OPT_COND_SPC": string(
+                    "VFRAC (default): the condenser outlet is at its bubble point (total) or dew point (partial-V); TEMP (subcooled or set temperature) is refused.",  # noqa: E501
+                    ["VFRAC", "TEMP"],
+                    default="VFRAC",
+                ),
+                "BASIS_RDV_VALUE": num(
+                    "Vapour fraction of the distillate (partial condensers with vapour and liquid distillate; not used by the mock)."  # noqa: E501
+                ),
+                "BASIS_RDV_BASIS": string("Basis of BASIS_RDV_VALUE.", ["MOLE", "MASS"]),
+                "SC_OPTION": string(
+                    "Which streams a subcooling applies to; no effect without subcooling.",
+                    ["REFLUX-AND-DISTILLATE", "BOILUP-AND-BOTTOM"],
+                ),
+            },
+            "required": ["OPT_COND_SPC", "SC_OPTION"],
+            "additionalProperties": False,
+        }
+        design = {
+            "type": "array",
+            "description": "Column design specifications (varying an operating specification to meet a purity or flow). Not simulated by the mock: a non-empty list is refused (UnsupportedOption).",  # noqa: E501
+            "items": {"type": "object"},
+            "minItems": 0,
+        }
+        vary = {
+            "type": "array",
+            "description": "Variables adjusted by DESIGN_SPEC_DATA. Not simulated by the mock: a non-empty list is refused.",  # noqa: E501
+            "items": {"type": "object"},
+            "minItems": 0,
+        }
+        entry = block_entry(
+            {
+                "CONFIG_DATA": config,
+                "FEED_STAGE_DATA": feed,
+                "PROD_STAGE_DATA": prod,
+                "PRES_DATA": pres,
+                "CONDENSER_DATA": condenser,
+                "DESIGN_SPEC_DATA": design,
+                "VARY_DATA": vary,
+            },
+            ["CONFIG_DATA", "FEED_STAGE_DATA", "PROD_STAGE_DATA", "PRES_DATA", "CONDENSER_DATA"],
+            closed=True,
+        )
+        return section(
+            "RadFrac",
+            cls.description + " Two to five components in the feed; vapour-liquid only.",
+            entry,
+            {"additionalProperties": False},
+        )
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
+        d = b.doc
+        profile = d.get("stage_profile") or []
+        top = profile[0]["temperature_C"] if profile else d.get("distillate_temperature_C")
+        bottom = profile[-1]["temperature_C"] if profile else d.get("bottoms_temperature_C")
+        D, B = d.get("distillate_rate_kmol_hr"), d.get("bottoms_rate_kmol_hr")
+        RR, BR = d.get("reflux_ratio"), d.get("boilup_ratio")
+        F = sum(p.doc.get("molar_flow_kmol_hr", 0.0) for p in b.inlets)
+        rows.add("TOP_TEMP", top, TEMPERATURE)
+        rows.add("COND_DUTY", d.get("condenser_duty_kW"), POWER)
+        rows.add("MOLE_D", D, MOLAR_FLOW)
+        rows.add("MOLE_L1", RR * D if RR is not None and D is not None else None, MOLAR_FLOW)
+        rows.add("MOLE_RR", RR)
+        rows.add("MOLE_DFR", D / F if D is not None and F > 0 else None)
+        rows.add("BOTTOM_TEMP", bottom, TEMPERATURE)
+        rows.add("REB_DUTY", d.get("reboiler_duty_kW"), POWER)
+        rows.add("MOLE_B", B, MOLAR_FLOW)
+        rows.add("MOLE_VN", BR * B if BR is not None and B is not None else None, MOLAR_FLOW)
+        rows.add("MOLE_BR", BR)
+        rows.add("MOLE_BFR", B / F if B is not None and F > 0 else None)

@@ -3,13 +3,32 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from simulator_mock.blocks.base import Block
 from simulator_mock.blocks.outlet_spec import OutletSpec
 from simulator_mock.errors import ComponentDataError, InfeasibleSpecificationError, SpecificationError
+from simulator_mock.result_sheet import (
+    LIQ_RATIO_NOTE,
+    MOLAR_FLOW,
+    POWER,
+    PRESSURE,
+    TEMPERATURE,
+    BlockView,
+    Rows,
+    equilibrium_rows,
+    phase_compositions,
+)
+from simulator_mock.schemas.fields import (
+    PRES_MEANING,
+    block_entry,
+    num,
+    outlet_spec,
+    section,
+    string,
+)
 from simulator_mock.streams import Stream
 from simulator_mock.units import to_si
 
@@ -36,6 +55,16 @@ class RStoic(Block):
     """Stoichiometric reactor (Aspen ``RStoic``)."""
 
     type_name = "RStoic"
+    listing_order = 10
+    description = (
+        "Stoichiometric reactor (conversion or extent per reaction). Ports: F(IN) one or more, P(OUT) one."
+    )
+    not_written: ClassVar[dict[str, str]] = {
+        "LIQ_RATIO": LIQ_RATIO_NOTE,
+        "X_<CID>, Y_<CID>, K_<CID>": "X only with liquid, Y only with vapour, K only when both exist",
+        "REFID_<N>": "Aspen's reference-component code of a reaction: its meaning is not documented",
+        "REAC_STOI_<N>": "Aspen's stoichiometry node of a reaction: its encoding is not known",
+    }
 
     def parse(self, data: dict[str, Any]) -> None:
         self.spec = OutletSpec.parse(
@@ -61,9 +90,9 @@ class RStoic(Block):
         where = f"{self.where}.REAC_DATA.REAC[{k}]"
         label = str(item["KEY_SSID"])
         nu = np.zeros(len(self.ctx.cids))
-        for section in ("COEF_DATA", "COEF1_DATA"):
-            for cid, coef in item[section].items():
-                i = self.ctx.index(cid, f"{where}.{section}")
+        for side in ("COEF_DATA", "COEF1_DATA"):
+            for cid, coef in item[side].items():
+                i = self.ctx.index(cid, f"{where}.{side}")
                 if nu[i] != 0.0:
                     raise SpecificationError(f"{where}: component {cid} is both a reactant and a product")
                 nu[i] = float(coef)
@@ -158,3 +187,127 @@ class RStoic(Block):
             "outlet_vapor_fraction": out.VF,
         }
         return {out.name: out}
+
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
+        options = {
+            "TP": (
+                "outlet temperature and pressure (isothermal reactor)",
+                ["TEMP_VALUE", "TEMP_UNITS", "PRES_VALUE", "PRES_UNITS"],
+            ),
+            "DP": (
+                "heat duty and outlet pressure (DUTY_VALUE 0 = adiabatic reactor)",
+                ["DUTY_VALUE", "DUTY_UNITS", "PRES_VALUE", "PRES_UNITS"],
+            ),
+            "TD": (
+                "outlet temperature and heat duty (refused by the mock: UnsupportedOption)",
+                ["TEMP_VALUE", "TEMP_UNITS", "DUTY_VALUE", "DUTY_UNITS"],
+            ),
+            "TV": ("outlet temperature and vapour fraction", ["TEMP_VALUE", "TEMP_UNITS", "VFRAC_VALUE"]),
+            "PV": ("outlet pressure and vapour fraction", ["PRES_VALUE", "PRES_UNITS", "VFRAC_VALUE"]),
+            "DTV": (
+                "temperature change and vapour fraction (refused by the mock: this part has no temperature-change field)",  # noqa: E501
+                ["DUTY_VALUE", "DUTY_UNITS", "VFRAC_VALUE"],
+            ),
+        }
+        spec = outlet_spec(
+            options,
+            [
+                "TEMP_VALUE",
+                "TEMP_UNITS",
+                "VFRAC_VALUE",
+                "PRES_VALUE",
+                "PRES_UNITS",
+                "DUTY_VALUE",
+                "DUTY_UNITS",
+            ],
+        )
+        spec["properties"]["TEMP_VALUE"]["minimum"] = -273.15
+        spec["properties"]["PRES_VALUE"] = num(f"Pressure, in PRES_UNITS: {PRES_MEANING}.", minimum=0)
+        reaction = {
+            "type": "object",
+            "description": "One reaction: stoichiometry and how far it goes.",
+            "properties": {
+                "KEY_SSID": string(
+                    "Reaction number, e.g. '1'; reactions run in the order of their numbers.",
+                    pattern="^[0-9]+$",
+                ),
+                "CONV": num(
+                    "Fractional conversion of KEY_CID (0..1), based on the key component's flow entering this reaction (OPT_EXT_CONV CONVERSION).",  # noqa: E501
+                    minimum=0,
+                    maximum=1,
+                ),
+                "KEY_CID": string(
+                    "Key component (a reactant) the conversion refers to.", pattern="^[A-Za-z0-9_-]+$"
+                ),
+                "OPT_EXT_CONV": string(
+                    "CONVERSION: the reaction goes to conversion CONV of KEY_CID; EXTENT: it goes to molar extent EXTENT.",  # noqa: E501
+                    ["CONVERSION", "EXTENT"],
+                ),
+                "EXTENT": {
+                    "type": ["number", "null"],
+                    "minimum": 0,
+                    "description": "Molar extent of reaction in kmol/hr (OPT_EXT_CONV EXTENT).",
+                },
+                "COEF_DATA": {
+                    "type": "object",
+                    "description": "Reactants: {cid: stoichiometric coefficient (negative)}.",
+                    "patternProperties": {
+                        "^[A-Za-z0-9_-]+$": num("Stoichiometric coefficient of a reactant (< 0).")
+                    },
+                    "additionalProperties": False,
+                },
+                "COEF1_DATA": {
+                    "type": "object",
+                    "description": "Products: {cid: stoichiometric coefficient (positive)}. A component is either a reactant or a product.",  # noqa: E501
+                    "patternProperties": {
+                        "^[A-Za-z0-9_-]+$": num("Stoichiometric coefficient of a product (> 0).")
+                    },
+                    "additionalProperties": False,
+                },
+            },
+            "required": ["KEY_SSID", "CONV", "KEY_CID", "OPT_EXT_CONV", "COEF_DATA", "COEF1_DATA"],
+            "additionalProperties": False,
+        }
+        reac = {
+            "type": "object",
+            "description": "Reactions of the block.",
+            "properties": {
+                "SERIES": string(
+                    "'' (default): every reaction's conversion refers to the reactor feed (parallel reactions); 'YES': reactions run one after another, each on the products of the previous ones.",  # noqa: E501
+                    ["", "YES"],
+                    default="",
+                ),
+                "REAC": {"type": "array", "description": "The reactions.", "items": reaction, "minItems": 1},
+            },
+            "required": ["REAC"],
+            "additionalProperties": False,
+        }
+        return section(
+            "RStoic",
+            cls.description
+            + " Reaction heat is inside the stream enthalpies (elements-based), so the duty includes it.",
+            block_entry({"SPEC_DATA": spec, "REAC_DATA": reac}, ["SPEC_DATA", "REAC_DATA"], closed=True),
+            {"additionalProperties": False},
+        )
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
+        d = b.doc
+        out = b.outlet()
+        rows.add("B_TEMP", d.get("outlet_temperature_C"), TEMPERATURE)
+        rows.add("B_PRES", d.get("outlet_pressure_bar"), PRESSURE)
+        rows.add("QCALC", d.get("duty_kW"), POWER)
+        rows.add("QNET", d.get("duty_kW"), POWER)
+        rows.add("B_VFRAC", d.get("outlet_vapor_fraction", out.doc.get("vapor_fraction") if out else None))
+        liquid, vapor = phase_compositions(p.doc for p in b.outlets)
+        equilibrium_rows(rows, b, ("F", "X", "Y", "K"), liquid, vapor)
+        reactions = list(d.get("reactions") or [])
+        reactions.sort(key=lambda r: int(r["id"]) if str(r.get("id", "")).isdigit() else 0)
+        for number, reaction in enumerate(reactions, start=1):
+            rid = reaction.get("id", number)
+            label = str(rid)
+            rows.add(f"RXNID_{label}", int(rid) if label.isdigit() else rid)
+            rows.add(f"EXTENT_OUT_{label}", reaction.get("extent_kmol_hr"), MOLAR_FLOW)

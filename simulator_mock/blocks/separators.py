@@ -10,6 +10,24 @@ from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.blocks.outlet_spec import OutletSpec
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError
 from simulator_mock.property_package import PhaseState
+from simulator_mock.result_sheet import (
+    LIQ_RATIO_NOTE,
+    POWER,
+    PRESSURE,
+    TEMPERATURE,
+    BlockView,
+    PortView,
+    Rows,
+    equilibrium_rows,
+)
+from simulator_mock.schemas.fields import (
+    HEATER_OPTIONS,
+    block_entry,
+    num,
+    outlet_spec,
+    section,
+    string,
+)
 from simulator_mock.streams import Stream
 from simulator_mock.units import to_si
 
@@ -18,6 +36,12 @@ class Flash2(Block):
     """Two-outlet flash drum (Aspen ``Flash2``): vapour to V(OUT), liquid to L(OUT)."""
 
     type_name = "Flash2"
+    listing_order = 7
+    description = "Two-phase flash drum: the mixed feed settles to vapour-liquid equilibrium at the specified conditions. Ports: F(IN) one or more, V(OUT) one (vapour), L(OUT) one (liquid)."  # noqa: E501
+    not_written: ClassVar[dict[str, str]] = {
+        "LIQ_RATIO": LIQ_RATIO_NOTE,
+        "X_<CID>, Y_<CID>, K_<CID>": "X only with liquid, Y only with vapour, K only when both exist",
+    }
     outlet_ports: ClassVar[dict[str, Cardinality]] = {"V(OUT)": (1, 1), "L(OUT)": (1, 1)}
 
     def parse(self, data: dict[str, Any]) -> None:
@@ -48,6 +72,53 @@ class Flash2(Block):
         }
         return outlets
 
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
+        options = {k: HEATER_OPTIONS[k] for k in ("PD", "TD", "TP", "TV", "PV")}
+        spec = outlet_spec(
+            options,
+            [
+                "TEMP_VALUE",
+                "TEMP_UNITS",
+                "VFRAC_VALUE",
+                "PRES_VALUE",
+                "PRES_UNITS",
+                "DUTY_VALUE",
+                "DUTY_UNITS",
+            ],
+        )
+        return section(
+            "Flash2",
+            cls.description,
+            block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=True),
+            {"additionalProperties": False},
+        )
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
+        d = b.doc
+        vapor_out, liquid_out = b.outlet("V(OUT)"), b.outlet("L(OUT)")
+        total_mass = sum(p.doc.get("mass_flow_kg_hr", 0.0) for p in b.outlets)
+        mvfrac = (
+            vapor_out.doc.get("mass_flow_kg_hr", 0.0) / total_mass if vapor_out and total_mass > 0 else None
+        )
+        rows.add("B_TEMP", d.get("outlet_temperature_C"), TEMPERATURE)
+        rows.add("B_PRES", d.get("outlet_pressure_bar"), PRESSURE)
+        rows.add("B_VFRAC", d.get("vapor_fraction"))
+        rows.add("MVFRAC", mvfrac)
+        rows.add("QCALC", d.get("duty_kW"), POWER)
+        rows.add("QNET", d.get("duty_kW"), POWER)
+        rows.add("PDROP", b.pressure_drop(d.get("outlet_pressure_bar")), PRESSURE)
+
+        def flowing(item: PortView | None) -> dict | None:
+            if item is None or item.doc.get("molar_flow_kmol_hr", 0.0) <= 0.0:
+                return None
+            return item.doc.get("mole_fractions")
+
+        equilibrium_rows(rows, b, ("F", "X", "Y", "K"), flowing(liquid_out), flowing(vapor_out))
+
 
 def _phase_stream(name: str, phase: PhaseState | None, flow: float, bulk: PhaseState, n: int) -> Stream:
     if phase is None or flow <= 0.0:
@@ -59,6 +130,15 @@ class Sep(Block):
     """Component separator (Aspen ``Sep``): split fractions or flows per component and outlet."""
 
     type_name = "Sep"
+    listing_order = 8
+    description = "Component separator with per-component split fractions. Ports: F(IN) one or more, P(OUT) two or more."  # noqa: E501
+    not_written: ClassVar[dict[str, str]] = {
+        "COMPFRAC_MIXED_<CID>": "a folder node in Aspen's tree, read as a value: empty in the real export",
+        "COMPFRAC_MIXED_<CID>_OVERHEAD, COMPFRAC_MIXED_<CID>_BOT": (
+            "read from outlet streams literally named OVERHEAD and BOT, names the stream-name pattern "
+            "forbids: empty in the real export"
+        ),
+    }
     # Aspen's outlet port of FSplit and Sep is P(OUT), one stream per branch (the real enum's O(OUT) belongs
     # to other blocks; the service would fail to connect it here).
     outlet_ports: ClassVar[dict[str, Cardinality]] = {"P(OUT)": (2, None)}
@@ -143,3 +223,43 @@ class Sep(Block):
             }
         }
         return out
+
+    @classmethod
+    def schema_part(cls) -> dict[str, Any]:
+        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
+        spec = {
+            "type": "object",
+            "description": (
+                "Splits per outlet stream: {outlet stream: [{COMP_ID, FLOWBASIS, FRACS}, ...]}. FRACS is the fraction "  # noqa: E501
+                "(0..1) of the component's feed flow sent to that outlet. For each component, one outlet may be left "  # noqa: E501
+                "without an entry and takes the rest; a component with no entry at all goes to that outlet entirely."  # noqa: E501
+            ),
+            "additionalProperties": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "COMP_ID": string("Component id (cid)."),
+                        "FLOWBASIS": string(
+                            "Basis of the split (MOLE, MASS, STDVOL). A split fraction is the same on every basis; the Aspen service does not write this field."  # noqa: E501
+                        ),
+                        "FRACS": num(
+                            "Fraction of the component's feed flow sent to this outlet (0..1).",
+                            minimum=0,
+                            maximum=1,
+                        ),
+                    },
+                    "required": ["COMP_ID", "FLOWBASIS"],
+                },
+            },
+        }
+        return section(
+            "Sep",
+            cls.description + " Outlets leave at the feed's temperature and pressure.",
+            block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False),
+        )
+
+    @staticmethod
+    def result_rows(b: BlockView, rows: Rows) -> None:
+        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
+        rows.add("QCALC", b.doc.get("duty_kW"), POWER)

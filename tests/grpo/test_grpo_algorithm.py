@@ -34,17 +34,21 @@ from aspen_rl.settings import Settings
 from aspen_rl.tasks import AspenTask
 
 BROKEN = "train-broken"
+LONG = "train-b"
 
 
 class ToyAgent(LitAgent[AspenTask]):
     """Two chat turns against the published policy; the reward is a hash of the replies in [0, 1).
 
-    Rollouts of ``train-broken`` call the model too, then report an infrastructure error.
+    Rollouts of ``train-broken`` call the model too, then report an infrastructure error. Every other
+    rollout of ``train-b`` (one per step with G=2) sends a second prompt over ``max_prompt_tokens`` and
+    reports the endpoint's 400 as the agent does: a policy failure.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self.seen: list[tuple[str, str | None]] = []
+        self.long_rollouts = 0
 
     async def rollout_async(self, task: Any, resources: Any, rollout: Any) -> float:
         task = AspenTask.model_validate(task)
@@ -56,12 +60,28 @@ class ToyAgent(LitAgent[AspenTask]):
         client = openai.AsyncOpenAI(base_url=base_url, api_key="-")
         messages: list[dict[str, Any]] = [{"role": "user", "content": task.user_requirement}]
         replies = []
-        for turn in ("first", "second"):
-            reply = await client.chat.completions.create(model=llm.model, messages=messages)
-            text = reply.choices[0].message.content or ""
-            replies.append(text)
-            messages += [{"role": "assistant", "content": text}, {"role": "user", "content": turn}]
-        await client.close()
+        over_long = None
+        if task.task_id == LONG:
+            self.long_rollouts += 1
+            if self.long_rollouts % 2:
+                over_long = "x" * 7000  # more tokens than max_prompt_tokens (6144) on the byte tokenizer
+        try:
+            for turn in (over_long or "first", "second"):
+                reply = await client.chat.completions.create(model=llm.model, messages=messages)
+                text = reply.choices[0].message.content or ""
+                replies.append(text)
+                messages += [{"role": "assistant", "content": text}, {"role": "user", "content": turn}]
+        except openai.BadRequestError as exc:
+            record = RolloutRecord(
+                rollout_id=rollout.rollout_id,
+                task_id=task.task_id,
+                status="error",
+                error=f"{type(exc).__name__}: {exc}",
+            )
+            emit_object(record.model_dump(mode="json"))
+            return 0.0
+        finally:
+            await client.close()
         digest = hashlib.sha256("".join(replies).encode("utf-8", "replace")).digest()
         reward = int.from_bytes(digest[:4], "big") / 2**32
         broken = task.task_id == BROKEN
@@ -143,10 +163,11 @@ def test_two_steps_through_the_store_then_resume(tiny_model: Path, tmp_path: Pat
     eval_lines = [m for m in lines if "eval/reward_mean" in m]
     assert [m["step"] for m in train_lines] == [1, 2] and [m["step"] for m in eval_lines] == [1, 2]
     for m in train_lines:
-        # 3 tasks x G=2: the broken task's 2 rollouts are left out and its group dropped.
-        assert m["failed_rollouts"] == 2 and m["dropped_groups"] == 1
+        # 3 tasks x G=2: the broken task's 2 rollouts are left out and its group dropped; the over-long
+        # rollout of train-b scores 0 and stays in its group.
+        assert m["failed_rollouts"] == 2 and m["dropped_groups"] == 1 and m["policy_failures"] == 1
         assert m["rollouts"] == 4 and m["groups"] == 2
-        assert m["llm_calls"] == 8  # recorded calls of the 4 kept rollouts
+        assert m["llm_calls"] == 7  # recorded calls of the 4 kept rollouts (the refused one is not)
         assert m["tokens"] > 0 and m["skipped"] == 0 and m["updates"] == 1
         assert m["policy_version"] == m["step"]  # one engine sync per step
         assert 0.0 <= m["reward_mean"] < 1.0 and m["reward_std"] > 0

@@ -17,6 +17,7 @@ from aspen_rl.algorithms.grpo.config import GRPOConfig
 from aspen_rl.algorithms.grpo.engine import TransformersEngine
 from aspen_rl.algorithms.grpo.tiny import build_tiny_model
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
+from aspen_rl.algorithms.grpo.trajectory import sample_from_records
 from aspen_rl.algorithms.grpo.types import CallRecord, RolloutSample, SamplingParams, TrajectoryRow
 
 VOCAB = 16
@@ -102,7 +103,7 @@ def run_two_turn(seed: int) -> tuple[list[float], int]:
                 ]
                 reward = _score(firsts[j].completion_ids + seconds[j].completion_ids)
                 rewards.append(reward)
-                sample = RolloutSample.from_records(records, reward)
+                sample = sample_from_records(records, reward)
                 assert len(sample.rows) == 1
                 breaks += sample.prefix_breaks
                 group.append(sample)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from aspen_rl.algorithms.grpo.trajectory import build_rows
-from aspen_rl.algorithms.grpo.types import CallRecord, RolloutSample, TrajectoryRow
+from aspen_rl.algorithms.grpo.trajectory import build_rows, sample_from_records
+from aspen_rl.algorithms.grpo.types import CallRecord, TrajectoryRow
 
 
 def call(
@@ -64,7 +64,7 @@ def test_rows_longer_than_the_limit_are_cut() -> None:
 
 
 def test_rollout_sample_from_records_and_row_checks() -> None:
-    sample = RolloutSample.from_records([call(0, [1, 2], [3]), call(1, [9], [4])], reward=0.5)
+    sample = sample_from_records([call(0, [1, 2], [3]), call(1, [9], [4])], reward=0.5)
     assert sample.reward == 0.5 and sample.prefix_breaks == 1 and len(sample.rows) == 2
     assert build_rows([]).rows == []
     with pytest.raises(ValueError, match="same length"):

@@ -44,12 +44,11 @@ def test_heater_duty_equals_thermo_enthalpy_change() -> None:
     dH = flasher.flash(T=353.15, P=1e5).H() - flasher.flash(T=298.15, P=1e5).H()
     duty = results["blocks"]["H1"]["duty_kW"]
     assert duty == pytest.approx(100 * KMOL_HR * dH / 1000, rel=1e-9)
-    # IAPWS-95: 115.2 kW. The activity-coefficient liquid enthalpy (H_ig - H_vap(T)) gives water an
-    # apparent c_p 2.8 % high over 25..80 C (118.4 kW): that model error, not more, is allowed here
+    # IAPWS-95: 115.2 kW. The liquid enthalpy integrates the liquid heat capacity (simulator_mock/
+    # liquid_enthalpy.py); H_ig - H_vap(T) gave 118.4 kW (2.8 % high)
     iapws = _iapws_liquid(353.15, 1e5).H() - _iapws_liquid(298.15, 1e5).H()
     assert 100 * KMOL_HR * iapws / 1000 == pytest.approx(115.2, abs=0.1)
-    assert duty == pytest.approx(100 * KMOL_HR * iapws / 1000, rel=0.03)
-    assert duty > 100 * KMOL_HR * iapws / 1000
+    assert duty == pytest.approx(100 * KMOL_HR * iapws / 1000, rel=0.002)
     assert results["streams"]["PROD-1"]["enthalpy_flow_kW"] - results["streams"]["FEED-1"][
         "enthalpy_flow_kW"
     ] == (pytest.approx(duty, rel=1e-9))
@@ -128,7 +127,7 @@ def test_pump_to_150_bar_heats_water_as_iapws95(pump_at_75_percent: None) -> Non
     assert block["power_kW"] == pytest.approx(100 * KMOL_HR * (h2 - inlet.H()) / 1000, rel=0.005)
     # the balance names the pressure term: W = dH(model) + (V - T dV/dT) dP, no term hidden
     dH_model = out["enthalpy_flow_kW"] - results["streams"]["IN-1"]["enthalpy_flow_kW"]
-    assert block["power_kW"] == pytest.approx(dH_model + block["liquid_pressure_enthalpy_kW"], rel=1e-9)
+    assert block["power_kW"] == pytest.approx(dH_model + block["liquid_pressure_enthalpy_kW"], rel=1e-7)
     assert results["balances"]["liquid_pressure_enthalpy_kW"] == block["liquid_pressure_enthalpy_kW"]
     V = inlet.V()
     assert block["liquid_pressure_enthalpy_kW"] == pytest.approx(
@@ -273,7 +272,8 @@ def test_heatx_internal_temperature_cross_is_an_error() -> None:
     nitrogen, _ = direct_flasher(["nitrogen"], "IDEAL")
     Q = 94 * KMOL_HR * (nitrogen.flash(T=473.15, P=101325).H() - nitrogen.flash(T=333.15, P=101325).H())
     T_hot, T_cold = _internal_pinch(200.0, Q / 1000)
-    assert T_hot == pytest.approx(82.8, abs=0.05) and T_cold == pytest.approx(99.97, abs=0.01)
+    # 82.0 C with IAPWS-95 water (82.8 C with the former H_ig - H_vap liquid enthalpy)
+    assert T_hot == pytest.approx(82.02, abs=0.05) and T_cold == pytest.approx(99.97, abs=0.01)
     assert f"hot {T_hot:.4g} C, cold {T_cold:.4g} C" in message
     assert f"minimum approach {T_hot - T_cold:.4g} K" in message
 
@@ -427,8 +427,10 @@ def test_dstwu_fenske_underwood_gilliland() -> None:
     latent = (dew.H() - bubble.H()) / 1000  # kJ/mol
     expected_qc = -(block["reflux_ratio"] + 1) * 50 * latent / 3.6
     assert block["condenser_duty_kW"] == pytest.approx(expected_qc, rel=1e-6)
-    # textbook: benzene's enthalpy of vaporization at its normal boiling point is 30.72 kJ/mol
-    assert latent == pytest.approx(30.72, rel=0.01)
+    # textbook: benzene's enthalpy of vaporization at its normal boiling point is 30.72 kJ/mol. The liquid
+    # enthalpy from the liquid heat capacity under an ideal-gas vapour puts the apparent latent heat above it
+    # by the vapour's departure from ideal gas at 1 atm (about 1.2 %)
+    assert latent == pytest.approx(30.72, rel=0.015)
 
 
 def test_radfrac_mesh_equations_hold_on_every_stage() -> None:

@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 from fastapi.testclient import TestClient
 from openpyxl import Workbook, load_workbook
+from reactor_configs import feed, powerlaw, rcstr_data, reactor_config, rplug_data
 
 from simulator_mock import examples, run_config
 from simulator_mock.app import create_app
@@ -31,7 +32,16 @@ from simulator_mock.workbook import NOT_WRITTEN, sheets, xlsx_bytes
 # ---- the real service's answers -------------------------------------------------------------------
 
 HEALTH = {"status", "timestamp", "aspen_available"}
-HEALTH_EXTRAS = {"simulator", "engine", "version", "workers", "warm"}
+HEALTH_EXTRAS = {"simulator", "engine", "version", "workers", "warm"} | {
+    # load, bounds and the results folder (issue 14)
+    "in_flight",
+    "cancelled_runs",
+    "run_budget_s",
+    "queue_wait_s",
+    "results_dir_bytes",
+    "results_dir_runs",
+    "retention_deleted_runs",
+}
 SCHEMA_FOUND = {"success", "requested", "found", "schemas"}
 SCHEMA_PARTIAL = SCHEMA_FOUND | {"not_found", "message"}
 SCHEMA_LISTING = {"success", "count", "schemas"}
@@ -48,7 +58,7 @@ RESULT = {"status", "file_info", "data"}
 FILE_INFO = {"file_name", "file_path", "sheet_count", "sheet_names", "read_time"}
 SHEET = {"row_count", "column_count", "column_names", "data"}
 DOWNLOAD_TYPES = {".bkp", ".apw", ".json", ".xlsx", ".xls", ".txt", ".log", ".out", ".csv"}
-UNITS = {"C", "bar", "kW", "kmol/hr", "kg/hr", "cum/hr", "meter"}
+UNITS = {"C", "bar", "kW", "kmol/hr", "kg/hr", "cum/hr", "meter", "cum", "hr"}
 
 
 @pytest.fixture(scope="module")
@@ -291,7 +301,11 @@ def test_bad_bodies_are_config_failures(client: TestClient, body: bytes, error_c
     answer = response.json()
     assert set(answer) == RUN_FAILURE | RUN_FAILURE_EXTRAS
     assert (answer["error_type"], answer["error_code"]) == (CONFIG_FAILED, error_code)
-    assert Path(answer["config_file_path"]).read_bytes() == body  # kept as received
+    stored = Path(answer["config_file_path"]).read_bytes()
+    if len(body) <= Settings().max_stored_input_bytes:
+        assert stored == body  # kept as received
+    else:  # a stored copy is capped (issue 14): a note with the original size and hash
+        assert json.loads(stored)["original_bytes"] == len(body)
 
 
 @pytest.mark.parametrize("body", [b"", b"  \n", b"{}", b"[]", b"null", b"0", b'""', b"false"])
@@ -488,7 +502,45 @@ WORKBOOKS: list[tuple[Callable[[], dict[str, Any]], str, str, Callable[[list[str
             "REB_DUTY!", "MOLE_B!", "MOLE_VN!", "MOLE_BR", "MOLE_BFR",
         ),
     ),
+    (
+        lambda: reactor_config(
+            "RPlug", rplug_data(10.0, 0.5, T_C=100.0), powerlaw(), feed(100, 1, {"NC4": 100})
+        ),
+        "R1",
+        "RPlug",
+        lambda c: with_units("QCALC!", "TMIN!", "TMAX!", "RES_TIME!"),
+    ),
+    (
+        lambda: reactor_config("RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(), feed(100, 1, {"NC4": 100})),
+        "R1",
+        "RCSTR",
+        lambda c: with_units(
+            "B_TEMP!", "B_PRES!", "B_VFRAC", "QCALC!", "QNET!", "OT_VOL!", "VAP_VOL!", "LIQ_VOL!",
+            "TOT_RES_TIME!", "VAP_RES_TIME!",
+        ),
+    ),
+    (
+        examples.three_phase_flash,
+        "F3",
+        "Flash3",
+        lambda c: with_units(
+            "B_TEMP!", "B_PRES!", "B_VFRAC", "MVFRAC", "QCALC!", "QNET!", "LIQ_RATIO", "PDROP!"
+        ) + per_cid("F X1 X2 Y K1 K2", c),
+    ),
+    (
+        examples.decanter,
+        "D1",
+        "Decanter",
+        lambda c: with_units("B_TEMP!", "B_PRES!", "QCALC!", "QNET2!", "LIQ_RATIO", "PDROP!")
+        + per_cid("F X1 X2 B_K", c),
+    ),
 ]  # fmt: skip
+
+
+def test_every_block_type_has_a_workbook_case() -> None:
+    """A block type added to simulator_mock/blocks/ must get its <BLOCK>_result rows checked here."""
+    elsewhere = {"FSplit", "RStoic"}  # their sheets are checked in the recycle and reactor tests below
+    assert {w[2] for w in WORKBOOKS} | elsewhere == set(BLOCK_TYPES)
 
 
 def workbook_rows(path: str | Path) -> dict[str, list[tuple[Any, ...]]]:

@@ -8,11 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from reactor_configs import WGS_COMPONENTS, feed, powerlaw, rcstr_data, reactor_config, rplug_data
 from sim_helpers import assert_closed
 
 from simulator_mock import SimulationError, run_config
 from simulator_mock.examples import (
     ADIABATIC,
+    BENZENE,
     EXAMPLES,
     METHANE,
     METHANOL,
@@ -24,6 +26,7 @@ from simulator_mock.examples import (
     flowsheet,
     heat_exchanger,
     heater,
+    reactor_recycle,
     recycle,
     sep,
     shortcut_column,
@@ -102,6 +105,32 @@ def flash(**spec: Any) -> Config:
         stream(T=(60.0, "C"), P=(1.0, "atm"), amounts=MEOH_WATER),
         [METHANOL, WATER],
         ports={"FEED-1": "F(IN)", "VAP-1": "V(OUT)", "LIQ-1": "L(OUT)"},
+    )
+
+
+WATER_BENZENE = {"WATER": 50.0, "BENZENE": 50.0}
+THREE_PHASE_PORTS = {"FEED-1": "F(IN)", "VAP-1": "V(OUT)", "ORG-1": "L1(OUT)", "AQ-1": "L2(OUT)"}
+
+
+def flash3(method: str = "NRTL", **spec: Any) -> Config:
+    return single(
+        "Flash3",
+        {"SPEC_DATA": spec},
+        stream(T=(25.0, "C"), P=(1.0, "atm"), amounts=WATER_BENZENE),
+        [WATER, BENZENE],
+        method=method,
+        ports=THREE_PHASE_PORTS,
+    )
+
+
+def decanter(**spec: Any) -> Config:
+    data = {"PRES_VALUE": 1.01325, "PRES_UNITS": "bar", "L2_COMPS": ["WATER"], "L2_CUTOFF": 0.5, **spec}
+    return single(
+        "Decanter",
+        {"SPEC_DATA": data},
+        stream(T=(25.0, "C"), P=(1.0, "atm"), amounts=WATER_BENZENE),
+        [WATER, BENZENE],
+        ports={"FEED-1": "F(IN)", "ORG-1": "L1(OUT)", "AQ-1": "L2(OUT)"},
     )
 
 
@@ -438,11 +467,93 @@ VALID: dict[str, Callable[[], Config]] = {
             ],
         },
     ),
+    # RPlug and RCSTR with reaction sets, design specs
+    "rplug T-SPEC vapour kinetic": lambda: reactor_config(
+        "RPlug", rplug_data(10.0, 0.5, T_C=100.0), powerlaw(k=0.05), feed(100, 1, {"NC4": 100})
+    ),
+    "rplug adiabatic multitube catalyst bed Arrhenius": lambda: _rplug_bed(),
+    "rplug reversible shift kPa": lambda: reactor_config(
+        "RPlug",
+        _kpa(rplug_data(20.0, 0.5, T_C=626.85, phase=None)),
+        powerlaw(
+            reactype="REVERSIBLE", k=50.0, reactants={"CO": -1, "H2O": -1}, products={"CO2": 1, "H2": 1}
+        ),
+        feed(626.85, 10, {"CO": 50, "H2O": 50}),
+        components=WGS_COMPONENTS,
+    ),
+    "rcstr TEMP liquid kinetic litres": lambda: reactor_config(
+        "RCSTR",
+        _litres(rcstr_data(0.5, T_C=25.0, P_bar=20.0, phase="L")),
+        powerlaw(k=1e-3, phase="L"),
+        feed(25, 20, {"NC4": 10}),
+    ),
+    "rcstr DUTY adiabatic": lambda: reactor_config(
+        "RCSTR", rcstr_data(2.0, duty_kW=0.0), powerlaw(k=0.05), feed(100, 1, {"NC4": 100})
+    ),
+    "rcstr two-phase equilibrium": lambda: reactor_config(
+        "RCSTR",
+        rcstr_data(1.0, T_C=626.85, P_bar=10.0, nphase="2"),
+        powerlaw(reactype="EQUILIBRIUM", reactants={"CO": -1, "H2O": -1}, products={"CO2": 1, "H2": 1}),
+        feed(626.85, 10, {"CO": 50, "H2O": 50}),
+        components=WGS_COMPONENTS,
+    ),
+    "design spec on a reactor volume": lambda: _design_spec(),
+    "kinetic reactor with recycle": reactor_recycle,
+    # three-phase blocks
+    "flash3 TP two liquids": lambda: flash3(**tp(25.0, 1.0, "atm")),
+    "flash3 TP UNIFAC, water the 2nd liquid's key": lambda: flash3(
+        "UNIFAC", **tp(30.0, 1.0, "atm"), L2_COMP="WATER"
+    ),
+    "flash3 PV bubble point": lambda: flash3(
+        SPEC_OPT="PV", PRES_VALUE=1.0, PRES_UNITS="atm", VFRAC_VALUE=0.0
+    ),
+    "flash3 PV three phases": lambda: flash3(
+        SPEC_OPT="PV", PRES_VALUE=1.0, PRES_UNITS="atm", VFRAC_VALUE=0.3
+    ),
+    "flash3 PD heated": lambda: flash3(
+        SPEC_OPT="PD", PRES_VALUE=0.0, PRES_UNITS="bar", DUTY_VALUE=600.0, DUTY_UNITS="kW"
+    ),
+    "flash3 TV": lambda: flash3(SPEC_OPT="TV", TEMP_VALUE=60.0, TEMP_UNITS="C", VFRAC_VALUE=0.2),
+    "decanter at a temperature": lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C"),
+    "decanter with a duty": lambda: decanter(DUTY_VALUE=-50.0, DUTY_UNITS="kW", PRES_VALUE=0.0),
     # flowsheets
     "recycle with a convergence section": recycle,
     "recycle with Aspen's default convergence": lambda: without(recycle(), "convergence"),
     **{f"example {name}": build for name, build in EXAMPLES.items()},
 }
+
+
+def _kpa(data: Config) -> Config:
+    data["PRES_DATA"].update({"PRES_VALUE": 1000.0, "PRES_UNITS": "kPa"})
+    return data
+
+
+def _litres(data: Config) -> Config:
+    data["SPEC_DATA"].update({"VOL_VALUE": 500.0, "VOL_UNITS": "l"})
+    return data
+
+
+def _rplug_bed() -> Config:
+    data = rplug_data(5.0, 0.1, P_bar=0.0)
+    data["CONFIG_DATA"].update({"CHK_NTUBE": "YES", "NTUBE": 100})
+    data["CAT_DATA"].update({"CAT_PRESENT": "YES", "IGN_CAT_VOL": "NO", "BED_VOIDAGE": 0.4})
+    data["PRES_DATA"].update({"PDROP_VALUE": 10.0, "PDROP_UNITS": "kPa"})
+    return reactor_config("RPlug", data, powerlaw(k=5e5, E_cal_mol=10000.0), feed(100, 1, {"NC4": 100}))
+
+
+def _design_spec() -> Config:
+    config = reactor_config("RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(k=0.05), feed(100, 1, {"NC4": 100}))
+    config["design_specs"] = {
+        "DS-1": {
+            "sampled_variables": [
+                {"variable_name": "FA", "variable_type": "MOLE-FLOW", "stream": "PRO-1", "component": "NC4"}
+            ],
+            "objective_function": {"EXPR1": "1 - FA/100", "EXPR2": "0.3", "TOL": 1e-4},
+            "manipulated_variables": [{"variable_type": "BLOCK-VAR", "block": "R1", "variable_name": "VOL"}],
+            "bounds": {"LOWER": 0.1, "UPPER": 100.0},
+        }
+    }
+    return config
 
 
 def _fresh(build: Callable[[], Config]) -> Callable[[], Config]:
@@ -480,9 +591,19 @@ def test_corpus_covers_every_block_type_and_option() -> None:
         "Sep",
         "HeatX",
         "RStoic",
+        "RPlug",
+        "RCSTR",
         "DSTWU",
         "RadFrac",
+        "Flash3",
+        "Decanter",
     }
+    flash3_options = {
+        c["blocks_Flash3_data"][b]["SPEC_DATA"]["SPEC_OPT"]
+        for c in configs
+        for b in c.get("blocks_Flash3_data", {})
+    }
+    assert flash3_options == {"TP", "PD", "TV", "PV"}
     heater_options = {
         c["blocks_Heater_data"][b]["SPEC_DATA"]["SPEC_OPT"]
         for c in configs
@@ -573,6 +694,16 @@ def _old_dialect_flow() -> Config:
         "FLOW_VALUE": {"WATER": 100.0},
     }
     return config
+
+
+def _rplug() -> Config:
+    return reactor_config(
+        "RPlug", rplug_data(10.0, 0.5, T_C=100.0), powerlaw(k=0.05), feed(100, 1, {"NC4": 100})
+    )
+
+
+def _rcstr() -> Config:
+    return reactor_config("RCSTR", rcstr_data(2.0, T_C=100.0), powerlaw(k=0.05), feed(100, 1, {"NC4": 100}))
 
 
 def _set(base: Callable[[], Config], path: str, value: Any) -> Callable[[], Config]:
@@ -850,15 +981,45 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         "UnsupportedOption",
         ["blocks_RadFrac_data.C1.DESIGN_SPEC_DATA"],
     ),
-    "reactions section": (
-        _set(heater, "reactions", {"R-1": {"type": "POWERLAW"}}),
+    "LHHW reaction set": (
+        _set(_rplug, "reactions/R-1/type", "LHHW"),
         "UnsupportedOption",
-        ["reactions"],
+        ["reactions.R-1.type", "LHHW"],
     ),
-    "design_specs section": (
-        _set(heater, "design_specs", {"DS-1": {}}),
+    "equilibrium reaction in RPlug": (
+        _set(_rplug, "reactions/R-1/REAC_DATA/0/REACTYPE", "EQUIL"),
         "UnsupportedOption",
-        ["design_specs"],
+        ["reactions.R-1", "RPlug"],
+    ),
+    "reactor names an unknown reaction set": (
+        _set(_rplug, "blocks_RPlug_data/R1/REAC_DATA/RXN_ID/1", "R-9"),
+        "InvalidSpecification",
+        ["blocks_RPlug_data.R1.REAC_DATA.RXN_ID.1", "R-9"],
+    ),
+    "activation energy unit the service cannot write": (
+        _set(_rplug, "reactions/R-1/REAC_DATA/0/ACT_ENERGY_UNITS", "kJ/mol"),
+        "UnknownUnit",
+        ["ACT_ENERGY_UNITS", "kJ/mol"],
+    ),
+    "RCSTR residence-time specification": (
+        _set(_rcstr, "blocks_RCSTR_data/R1/SPEC_DATA/SPEC_TYPE", "RES-TIME"),
+        "UnsupportedOption",
+        ["blocks_RCSTR_data.R1.SPEC_DATA.SPEC_TYPE", "RES-TIME"],
+    ),
+    "design_specs section without its parts": (
+        _set(heater, "design_specs", {"DS-1": {}}),
+        "SchemaValidationError",
+        ["design_specs.DS-1"],
+    ),
+    "design spec varying a stream": (
+        _set(_design_spec, "design_specs/DS-1/manipulated_variables/0/variable_type", "STREAM-VAR"),
+        "UnsupportedOption",
+        ["design_specs.DS-1.manipulated_variables[0].variable_type", "STREAM-VAR"],
+    ),
+    "design spec expression with an unknown name": (
+        _set(_design_spec, "design_specs/DS-1/objective_function/EXPR1", "1 - FB/100"),
+        "InvalidSpecification",
+        ["design_specs.DS-1.objective_function.EXPR1", "FB"],
     ),
     "unsupported tear method": (
         _set(recycle, "convergence/conv_options/tear_method", "BROYDEN"),
@@ -870,10 +1031,46 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         "SchemaValidationError",
         ["convergence", "tear_data"],
     ),
+    "Decanter with both a temperature and a duty": (
+        lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C", DUTY_VALUE=0.0, DUTY_UNITS="kW"),
+        "SchemaValidationError",
+        ["blocks_Decanter_data.B1.SPEC_DATA"],
+    ),
+    "Decanter without key components": (
+        _drop(
+            lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C"), "blocks_Decanter_data/B1/SPEC_DATA/L2_COMPS"
+        ),
+        "SchemaValidationError",
+        ["blocks_Decanter_data.B1.SPEC_DATA", "L2_COMPS"],
+    ),
+    "Decanter key component that is not a component": (
+        lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C", L2_COMPS=["TOLUENE"]),
+        "InvalidSpecification",
+        ["blocks_Decanter_data.B1.SPEC_DATA.L2_COMPS", "TOLUENE"],
+    ),
+    "Flash3 L2_COMP that is not a component": (
+        lambda: flash3(**tp(25.0, 1.0, "atm"), L2_COMP="TOLUENE"),
+        "InvalidSpecification",
+        ["blocks_Flash3_data.B1.SPEC_DATA.L2_COMP", "TOLUENE"],
+    ),
+    "Decanter pressure in atm (outside the real part's enum)": (
+        _set(
+            lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C"),
+            "blocks_Decanter_data/B1/SPEC_DATA/PRES_UNITS",
+            "atm",
+        ),
+        "UnknownUnit",
+        ["blocks_Decanter_data.B1.SPEC_DATA.PRES_UNITS", "atm"],
+    ),
+    "Flash3 SPEC_OPT TD": (
+        lambda: flash3(SPEC_OPT="TD", TEMP_VALUE=25.0, TEMP_UNITS="C", DUTY_VALUE=0.0, DUTY_UNITS="kW"),
+        "UnsupportedOption",
+        ["blocks_Flash3_data.B1.SPEC_DATA.SPEC_OPT", "TD"],
+    ),
     "block type the mock does not model": (
-        _set(heater, "blocks/0/type", "RPlug"),
+        _set(heater, "blocks/0/type", "RBatch"),
         "UnsupportedBlockType",
-        ["blocks[0].type", "RPlug"],
+        ["blocks[0].type", "RBatch"],
     ),
     "property method the mock does not model": (
         _set(heater, "property_methods/0/method_name", "WILSON"),

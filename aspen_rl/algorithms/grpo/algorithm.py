@@ -18,6 +18,7 @@ from agentlightning.algorithm import Algorithm
 from rich import box
 from rich.table import Table
 
+from aspen_rl.algorithms.grpo.chat_template import load_chat_template
 from aspen_rl.algorithms.grpo.checkpoint import STATE_FILE, latest_checkpoint, read_state
 from aspen_rl.algorithms.grpo.config import (
     DEFAULT_CONFIG_PATH,
@@ -26,6 +27,7 @@ from aspen_rl.algorithms.grpo.config import (
     resume_differences,
     resume_refusal,
 )
+from aspen_rl.algorithms.grpo.failures import failure_kind, split_for_update
 from aspen_rl.algorithms.rollouts import publish, run_tasks
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport
@@ -50,13 +52,15 @@ TABLE_COLUMNS = (
     ("tokens", "tokens", "{:.0f}"),
     ("0-var", "zero_variance_groups", "{:.0f}"),
     ("failed", "failed_rollouts", "{:.0f}"),
+    ("p-fail", "policy_failures", "{:.0f}"),
     ("eval", "eval/reward_mean", "{:.3f}"),
     ("s", "step_seconds", "{:.1f}"),
 )
 """Columns of the final metrics table: (header, metrics key, format)."""
 TABLE_CAPTION = (
     "reward: mean ± std of the trained groups; grad: gradient norm; 0-var: groups without signal; "
-    "failed: rollouts left out; eval: validation reward; s: step time"
+    "failed: infrastructure failures left out; p-fail: policy failures scored 0 and kept; "
+    "eval: validation reward; s: step time"
 )
 
 
@@ -118,8 +122,13 @@ def tasks_for_step(tasks: Sequence[AspenTask], step: int, k: int, seed: int) -> 
 
 
 def record_metrics(records: Sequence[RolloutRecord]) -> dict[str, float]:
-    """Reward statistics of a batch of rollouts (all of them, failures scoring 0) and its failure count."""
-    totals = [r.reward.total for r in records]
+    """Reward statistics of a batch of rollouts (all of them, failures scoring 0) and its failure counts.
+
+    ``failed_rollouts`` counts the infrastructure failures (left out of the update), ``policy_failures``
+    the rollouts the policy ended in failure (scored 0 and kept), see ``failures.failure_kind``.
+    """
+    totals = [r.reward.total if r.status == "ok" else 0.0 for r in records]
+    kinds = [failure_kind(r) for r in records]
     return {
         "reward_mean": fmean(totals) if totals else 0.0,
         "reward_std": pstdev(totals) if len(totals) > 1 else 0.0,
@@ -128,7 +137,8 @@ def record_metrics(records: Sequence[RolloutRecord]) -> dict[str, float]:
         "response_quality_mean": fmean(r.reward.response_quality for r in records) if records else 0.0,
         "success_rate": fmean(float(r.succeeded) for r in records) if records else 0.0,
         "rollouts": float(len(records)),
-        "failed_rollouts": float(sum(r.status != "ok" for r in records)),
+        "failed_rollouts": float(kinds.count("infrastructure")),
+        "policy_failures": float(kinds.count("policy")),
     }
 
 
@@ -168,8 +178,9 @@ class GRPOAlgorithm(Algorithm):
     ``run`` loads the policy, serves it on a local OpenAI-compatible endpoint that records token ids
     and logprobs per rollout, publishes that endpoint as the ``main_llm`` resource (a ``ProxyLLM``, so
     every call of a rollout is routed and recorded under its rollout id), then per step: draws
-    ``tasks_per_step`` train tasks, runs each ``group_size`` times through the store, leaves rollouts
-    whose status is not ``ok`` (infrastructure failures) out of the update and counts them, updates,
+    ``tasks_per_step`` train tasks, runs each ``group_size`` times through the store, scores policy
+    failures 0 and keeps them in their group, leaves infrastructure failures out of the update and
+    counts them (``failures.failure_kind``), updates,
     syncs the weights to the engine, logs metrics (``metrics.jsonl``, TensorBoard, ``reward_curve.png``
     in the report's folder), checkpoints every ``save_every`` steps and at the end, and evaluates on
     the validation tasks every ``eval_every`` steps and at the end. Test tasks, when given, are run
@@ -260,6 +271,8 @@ class GRPOAlgorithm(Algorithm):
         local = Path(config.model).expanduser()
         if (local.is_absolute() or config.model.startswith((".", "~"))) and not local.exists():
             raise FileNotFoundError(f"policy model directory not found: {config.model}")
+        if config.chat_template is not None:
+            load_chat_template(config.chat_template)  # a missing file is found before anything loads
         if checkpoint is not None:
             check_resumable(checkpoint, config)
         return cls(config, resources, report, resume=checkpoint, test_dataset=test_dataset)
@@ -396,24 +409,24 @@ class GRPOAlgorithm(Algorithm):
                 on_record=self._tagged(on_record, step),
             )
         rollout_s = time.perf_counter() - started
+        kept_rollouts, left_out = split_for_update(records)
+        for record in left_out:
+            logger.warning(
+                "grpo step %d: rollout %s of %s left out (infrastructure failure, status %s): %s",
+                step,
+                record.rollout_id,
+                record.task_id,
+                record.status,
+                record.error,
+            )
         finished = []
-        for record in records:
-            if record.status != "ok":
-                logger.warning(
-                    "grpo step %d: rollout %s of %s left out (%s): %s",
-                    step,
-                    record.rollout_id,
-                    record.task_id,
-                    record.status,
-                    record.error,
-                )
-                continue
+        for record, reward in kept_rollouts:
             attempt = await store.get_latest_attempt(record.rollout_id)
             finished.append(
                 FinishedRollout(
                     record.task_id,
                     record.rollout_id,
-                    record.reward.total,
+                    reward,
                     attempt.attempt_id if attempt is not None else None,
                 )
             )
@@ -427,6 +440,7 @@ class GRPOAlgorithm(Algorithm):
             success_rate=batch["success_rate"],
             reward_mean_all=batch["reward_mean"],
             failed_rollouts=batch["failed_rollouts"],
+            policy_failures=batch["policy_failures"],
             dropped_groups=float(len(tasks) - len(kept)),
             llm_calls=float(sum(sample.meta["calls"] for group in groups for sample in group)),
             policy_version=float(policy.engine.version),
@@ -438,7 +452,9 @@ class GRPOAlgorithm(Algorithm):
             f"  step {step}: reward {metrics['reward_mean']:.3f} ± {metrics['reward_std']:.3f}, "
             f"loss {metrics['loss']:+.4f}, {metrics['tokens']:.0f} tokens trained, "
             f"{metrics['zero_variance_groups']:.0f} zero-variance groups, "
-            f"{metrics['failed_rollouts']:.0f} failed rollouts, {metrics['step_seconds']:.1f} s"
+            f"{metrics['policy_failures']:.0f} policy failures (scored 0), "
+            f"{metrics['failed_rollouts']:.0f} infrastructure failures (left out), "
+            f"{metrics['step_seconds']:.1f} s"
         )
         return metrics
 

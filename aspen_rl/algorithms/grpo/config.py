@@ -82,13 +82,27 @@ class GRPOConfig(_Section):
         description="Policy: a local directory or a hub id (fetched only in real runs).",
     )
     tokenizer: str | None = Field(None, description="Tokenizer path or id; None uses the model's.")
+    chat_template: str | None = Field(
+        None,
+        description="Chat template of the policy's prompts: a Jinja file, or 'chatml-tools' (built in: "
+        "ChatML with Hermes <tool_call> blocks); None: the tokenizer's own. It must render the agent's "
+        "tools, or the run is refused.",
+    )
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
         "auto", description="Weights dtype; 'auto' is bfloat16 on a GPU that supports it, else float32."
     )
     device: str = Field(
         "auto", description="Torch device of the trainer ('auto': cuda if available, else cpu)."
     )
-    gradient_checkpointing: bool = Field(False, description="Trade compute for memory in the update.")
+    gradient_checkpointing: bool = Field(
+        True, description="Recompute activations in the backward pass: less memory, more compute (as TRL)."
+    )
+    cpu_threads: int = Field(
+        0,
+        ge=0,
+        description="torch CPU threads of the engine and the update; 0: the cores this process may use "
+        "minus one (at least 1), leaving one to the simulator and the runners.",
+    )
     lora: LoRASettings = Field(default_factory=LoRASettings, description="LoRA settings (or full weights).")
 
     # rollout engine and sampling
@@ -172,6 +186,12 @@ class GRPOConfig(_Section):
     )
     micro_batch_size: int = Field(
         4, gt=0, description="Rows per forward/backward; gradients are accumulated over the micro-batches."
+    )
+    logprob_chunk_tokens: int = Field(
+        256,
+        ge=0,
+        description="Memory-lean update: only sampled tokens are scored, this many positions' vocabulary "
+        "logits at a time (recomputed in backward); 0: full logits of every position (more memory).",
     )
 
     # optimiser

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from aspen_rl.algorithms.grpo.records import CallRecorder
+from aspen_rl.algorithms.grpo.trajectory import sample_from_records
 from aspen_rl.algorithms.grpo.types import RolloutSample
 
 
@@ -35,7 +36,7 @@ def group_samples(
     groups: dict[str, list[RolloutSample]] = {}
     for rollout in rollouts:
         records = recorder.pop(rollout.rollout_id, rollout.attempt_id)
-        sample = RolloutSample.from_records(records, rollout.reward, max_tokens=max_tokens)
+        sample = sample_from_records(records, rollout.reward, max_tokens=max_tokens)
         sample.meta.update(task_id=rollout.task_id, rollout_id=rollout.rollout_id, calls=len(records))
         groups.setdefault(rollout.task_id, []).append(sample)
     return list(groups.values())

@@ -22,6 +22,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from aspen_rl.algorithms.grpo.batching import GenerationBatcher
+from aspen_rl.algorithms.grpo.chat_template import prepare_tokenizer
 from aspen_rl.algorithms.grpo.config import GRPOConfig
 from aspen_rl.algorithms.grpo.engine.base import RolloutEngine
 from aspen_rl.algorithms.grpo.records import CallRecorder
@@ -119,6 +120,12 @@ class ChatCompletionServer:
         batch_wait_s: Wait for more calls once one arrived.
         host: Interface to bind (loopback by default).
         port: Port to bind; 0 picks a free one.
+        chat_template: A Jinja file or 'chatml-tools' set on the tokenizer first (None: its own); the
+            template must render tools (``chat_template.check_renders_tools``).
+        record: Record the token data of rollout-scoped calls (off when only serving, e.g. evaluation).
+
+    Raises:
+        ChatTemplateError: the tokenizer's template drops tool definitions, tool calls or tool results.
     """
 
     def __init__(
@@ -134,11 +141,15 @@ class ChatCompletionServer:
         batch_wait_s: float = 0.005,
         host: str = "127.0.0.1",
         port: int = 0,
+        chat_template: str | None = None,
+        record: bool = True,
     ) -> None:
         self.engine = engine
         self.tokenizer = tokenizer if tokenizer is not None else engine.tokenizer
         if self.tokenizer is None:
             raise ValueError("the chat endpoint needs a tokenizer with a chat template")
+        prepare_tokenizer(self.tokenizer, chat_template, where="the policy's tokenizer")
+        self.record = record
         sampling = sampling or SamplingParams()
         if not sampling.stop_token_ids:
             sampling = replace(sampling, stop_token_ids=default_stop_token_ids(self.tokenizer))
@@ -175,6 +186,7 @@ class ChatCompletionServer:
             batch_wait_s=config.server_batch_wait_ms / 1000.0,
             host=config.server_host,
             port=config.server_port,
+            chat_template=config.chat_template,
         )
 
     # ---- records -------------------------------------------------------------------------------------
@@ -267,12 +279,12 @@ class ChatCompletionServer:
                 f"more than max_prompt_tokens={self.max_prompt_tokens}"
             )
         sampling = self.request_sampling(body)
-        index = self.recorder.next_index(rollout_id) if rollout_id is not None else -1
+        index = self.recorder.next_index(rollout_id) if rollout_id is not None and self.record else -1
         started = time.time()
         version = self.engine.version
         generation = await self.batcher.submit(prompt_ids, sampling)
         finished = time.time()
-        if rollout_id is not None:
+        if rollout_id is not None and self.record:
             self.recorder.add(
                 CallRecord(
                     rollout_id=rollout_id,

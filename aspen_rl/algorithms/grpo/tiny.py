@@ -13,46 +13,13 @@ from typing import Any
 
 import torch
 
+from aspen_rl.algorithms.grpo.chat_template import CHATML_TOOLS_TEMPLATE
+
 SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>")
 """Added after the 256 byte tokens."""
 
-CHAT_TEMPLATE = """
-{%- if tools %}
-    {{- '<|im_start|>system\n' }}
-    {%- if messages[0].role == 'system' %}{{- messages[0].content + '\n\n' }}{%- endif %}
-    {{- '# Tools\n\nYou may call one or more functions to assist with the user query.\n\n<tools>' }}
-    {%- for tool in tools %}{{- '\n' }}{{- tool | tojson }}{%- endfor %}
-    {{- '\n</tools>\n\nFor each function call, return a json object with function name and arguments within '
-        '<tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": '
-        '<args-json-object>}\n</tool_call><|im_end|>\n' }}
-{%- elif messages[0].role == 'system' %}
-    {{- '<|im_start|>system\n' + messages[0].content + '<|im_end|>\n' }}
-{%- endif %}
-{%- for message in messages %}
-    {%- if message.role == 'assistant' %}
-        {{- '<|im_start|>assistant\n' }}
-        {%- if message.content %}{{- message.content }}{%- endif %}
-        {%- for call in message.tool_calls or [] %}
-            {%- if call.function is defined %}{%- set call = call.function %}{%- endif %}
-            {%- if message.content or not loop.first %}{{- '\n' }}{%- endif %}
-            {{- '<tool_call>\n{"name": "' + call.name + '", "arguments": ' }}
-            {{- call.arguments | tojson }}
-            {{- '}\n</tool_call>' }}
-        {%- endfor %}
-        {{- '<|im_end|>\n' }}
-    {%- elif message.role == 'tool' %}
-        {{- '<|im_start|>user\n<tool_response>\n' + message.content + '\n</tool_response><|im_end|>\n' }}
-    {%- elif message.role != 'system' %}
-        {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}
-    {%- endif %}
-{%- endfor %}
-{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}
-"""
-"""A simplified Qwen2.5 template: same ChatML framing and Hermes tool-call format.
-
-Like Qwen2.5's, it renders ``tool_call.arguments | tojson``: arguments must reach it as objects (the
-endpoint parses the JSON strings OpenAI clients send), a string would be encoded twice.
-"""
+CHAT_TEMPLATE = CHATML_TOOLS_TEMPLATE
+"""The tiny tokenizer's template: ``chat_template.CHATML_TOOLS_TEMPLATE`` (ChatML, Hermes tool calls)."""
 
 
 def build_tiny_tokenizer() -> Any:

@@ -22,13 +22,15 @@ from aspen_rl.algorithms.grpo.advantages import group_advantages
 from aspen_rl.algorithms.grpo.batch import RowBatch, collate
 from aspen_rl.algorithms.grpo.config import GRPOConfig, resume_differences, resume_refusal
 from aspen_rl.algorithms.grpo.engine.base import RolloutEngine
-from aspen_rl.algorithms.grpo.loss import grpo_token_loss, selective_logprobs, token_weights, weighted_sum
+from aspen_rl.algorithms.grpo.logprobs import token_logprobs
+from aspen_rl.algorithms.grpo.loss import grpo_token_loss, token_weights, weighted_sum
 from aspen_rl.algorithms.grpo.model import (
     apply_lora,
     disable_dropout,
     is_peft_model,
     load_policy,
     resolve_device,
+    set_cpu_threads,
 )
 from aspen_rl.algorithms.grpo.types import RolloutSample, TrajectoryRow
 
@@ -91,6 +93,7 @@ class GRPOTrainer:
         ref_model: torch.nn.Module | None = None,
     ) -> None:
         self.config = config
+        set_cpu_threads(config.cpu_threads)
         random.seed(config.seed)
         torch.manual_seed(config.seed)
         if model is None:
@@ -165,8 +168,15 @@ class GRPOTrainer:
     # ---- logprobs --------------------------------------------------------------------------------------
 
     def _token_logprobs(self, model: torch.nn.Module, batch: RowBatch) -> torch.Tensor:
-        logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits
-        return selective_logprobs(logits[:, :-1], batch.input_ids[:, 1:], self.logprob_temperature)
+        """Logprobs of the sampled tokens (loss mask 1; 0 elsewhere), memory-lean (``logprobs.py``)."""
+        return token_logprobs(
+            model,
+            batch.input_ids,
+            batch.attention_mask,
+            batch.loss_mask > 0,
+            temperature=self.logprob_temperature,
+            chunk_size=self.config.logprob_chunk_tokens,
+        )
 
     def _reference_logprobs(self, batch: RowBatch) -> torch.Tensor:
         with torch.no_grad():
@@ -177,11 +187,12 @@ class GRPOTrainer:
 
     @torch.no_grad()
     def compute_logprobs(self, rows: Sequence[TrajectoryRow]) -> list[torch.Tensor]:
-        """Current policy logprob of every token of each row (float32, CPU, no grad).
+        """Current policy logprob of each row's sampled tokens (float32, CPU, no grad).
 
         Returns:
             Per row a tensor of ``len(input_ids)`` values aligned with ``input_ids``; entry t is
-            ``log p(input_ids[t] | input_ids[:t])`` at the sampling temperature, entry 0 is 0.
+            ``log p(input_ids[t] | input_ids[:t])`` at the sampling temperature where ``loss_mask[t]`` is
+            1, and 0 elsewhere (those positions are never trained on, so they are not scored).
         """
         out: list[torch.Tensor] = []
         size = self.config.micro_batch_size

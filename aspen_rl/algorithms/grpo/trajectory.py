@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aspen_rl.algorithms.grpo.types import CallRecord, TrajectoryRow
+from aspen_rl.algorithms.grpo.types import CallRecord, RolloutSample, TrajectoryRow
 
 
 @dataclass
@@ -81,3 +81,22 @@ def build_rows(records: Sequence[CallRecord], *, max_tokens: int | None = None) 
         rows.append(row)
         truncated += cut
     return RowsBuild(rows=rows, prefix_breaks=breaks, truncated=truncated)
+
+
+def sample_from_records(
+    records: Sequence[CallRecord], reward: float, *, max_tokens: int | None = None
+) -> RolloutSample:
+    """One rollout's sample: its calls merged into rows (``build_rows``) with its reward.
+
+    Args:
+        records: The endpoint's records of the rollout.
+        reward: The rollout's reward (0 for a policy failure).
+        max_tokens: Longest row (see ``build_rows``).
+    """
+    built = build_rows(records, max_tokens=max_tokens)
+    return RolloutSample(
+        rows=built.rows,
+        reward=float(reward),
+        prefix_breaks=built.prefix_breaks,
+        truncated_rows=built.truncated,
+    )

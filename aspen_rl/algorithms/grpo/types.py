@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 FinishReason = str
@@ -107,18 +106,3 @@ class RolloutSample:
     prefix_breaks: int = 0
     truncated_rows: int = 0
     meta: dict[str, object] = field(default_factory=dict)
-
-    @classmethod
-    def from_records(
-        cls, records: Sequence[CallRecord], reward: float, *, max_tokens: int | None = None
-    ) -> RolloutSample:
-        """Build a sample from the endpoint's records of one rollout (see ``trajectory.build_rows``)."""
-        from aspen_rl.algorithms.grpo.trajectory import build_rows
-
-        built = build_rows(records, max_tokens=max_tokens)
-        return cls(
-            rows=built.rows,
-            reward=float(reward),
-            prefix_breaks=built.prefix_breaks,
-            truncated_rows=built.truncated,
-        )

@@ -25,6 +25,9 @@ def build_engine(
     Raises:
         VLLMUnavailableError: 'vllm' without vLLM installed.
     """
+    from aspen_rl.algorithms.grpo.model import set_cpu_threads
+
+    set_cpu_threads(config.cpu_threads)  # generation on CPU (and vLLM's CPU-side work)
     if config.engine == "vllm":
         from aspen_rl.algorithms.grpo.engine.vllm_engine import VLLMEngine
 

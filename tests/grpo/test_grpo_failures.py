@@ -1,0 +1,125 @@
+"""Policy failures score 0 and stay in their group; infrastructure failures are left out and counted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+import pytest
+import torch
+
+from aspen_rl.algorithms.grpo.algorithm import record_metrics
+from aspen_rl.algorithms.grpo.config import GRPOConfig
+from aspen_rl.algorithms.grpo.engine import TransformersEngine
+from aspen_rl.algorithms.grpo.failures import failure_kind, split_for_update
+from aspen_rl.algorithms.grpo.groups import FinishedRollout, group_samples
+from aspen_rl.algorithms.grpo.server import ChatCompletionServer
+from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
+from aspen_rl.algorithms.grpo.types import SamplingParams
+from aspen_rl.records import RewardScores, RolloutRecord
+
+LIMIT = 120
+"""The endpoint's max_prompt_tokens in these tests (the tiny tokenizer is byte-level)."""
+
+
+def record(
+    rollout_id: str, status: str = "ok", error: str | None = None, total: float = 0.0
+) -> RolloutRecord:
+    reward = RewardScores(total=total, completion=total) if status == "ok" else RewardScores()
+    return RolloutRecord(rollout_id=rollout_id, task_id="t", status=status, error=error, reward=reward)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "kind"),
+    [
+        ("ok", None, None),
+        ("timeout", "rollout exceeded its wall-time cap of 300 s", "policy"),
+        ("error", "BadRequestError: Error code: 400 - {'code': 'context_length_exceeded'}", "policy"),
+        (
+            "error",
+            "BadRequestError: messages[3].tool_calls[0].function.arguments is not valid JSON",
+            "policy",
+        ),
+        ("error", "ValueError: the model's reply could not be used", "policy"),
+        (
+            "error",
+            "SimulatorUnavailable: http://127.0.0.1:8000 did not answer after 3 attempts",
+            "infrastructure",
+        ),
+        ("error", "reward computation failed: KeyError: 'data'", "infrastructure"),
+        (
+            "error",
+            "APIConnectionError: Connection error. (model endpoint http://127.0.0.1:9/v1)",
+            "infrastructure",
+        ),
+        ("lost", "no result within 3600 s", "infrastructure"),
+    ],
+)
+def test_failure_kinds(status: str, error: str | None, kind: str | None) -> None:
+    assert failure_kind(record("r", status, error)) == kind
+
+
+def test_over_long_prompt_scores_zero_in_the_batch_and_simulator_down_is_left_out(
+    chat_model: torch.nn.Module, tokenizer: Any, cpu_config: GRPOConfig
+) -> None:
+    engine = TransformersEngine(chat_model, tokenizer)
+    server = ChatCompletionServer(
+        engine, tokenizer, sampling=SamplingParams(max_tokens=4, temperature=1.0), max_prompt_tokens=LIMIT
+    )
+    server.start()
+    errors: dict[str, str] = {}
+    try:
+
+        def converse(rollout_id: str, second_message: str) -> None:
+            base_url = f"{server.base_url}/rollout/{rollout_id}/attempt/a1/v1"
+            client = openai.OpenAI(base_url=base_url, api_key="-", max_retries=0)
+            messages: list[Any] = [{"role": "user", "content": "Heat water."}]
+            try:
+                reply = client.chat.completions.create(model="m", messages=messages)
+                messages += [
+                    {"role": "assistant", "content": reply.choices[0].message.content or ""},
+                    {"role": "user", "content": second_message},
+                ]
+                client.chat.completions.create(model="m", messages=messages)
+            except openai.BadRequestError as exc:  # what the agent records: "<type>: <message>"
+                errors[rollout_id] = f"{type(exc).__name__}: {exc}"
+            finally:
+                client.close()
+
+        for rollout_id in ("r-good", "r-fair", "r-down"):
+            converse(rollout_id, "fine")
+        converse("r-long", "x" * (2 * LIMIT))  # the second call's prompt is over the limit
+    finally:
+        server.stop()
+    assert set(errors) == {"r-long"} and "context_length_exceeded" in errors["r-long"]
+
+    records = [
+        record("r-good", total=0.9),
+        record("r-long", "error", errors["r-long"]),
+        record("r-fair", total=0.5),
+        record("r-down", "error", "SimulatorUnavailable: the simulator did not answer"),
+    ]
+    kept, left_out = split_for_update(records)
+    assert [r.rollout_id for r, _ in kept] == ["r-good", "r-long", "r-fair"]
+    assert [reward for _, reward in kept] == [0.9, 0.0, 0.5]
+    assert [r.rollout_id for r in left_out] == ["r-down"]
+    metrics = record_metrics(records)
+    assert (metrics["failed_rollouts"], metrics["policy_failures"]) == (1.0, 1.0)
+
+    finished = [FinishedRollout(r.task_id, r.rollout_id, reward, "a1") for r, reward in kept]
+    groups = group_samples(server.recorder, finished)
+    assert len(groups) == 1 and [s.meta["rollout_id"] for s in groups[0]] == ["r-good", "r-long", "r-fair"]
+    long_sample = groups[0][1]
+    assert (
+        long_sample.meta["calls"] == 1 and long_sample.rows[0].num_loss_tokens > 0
+    )  # the call before the 400
+
+    trainer = GRPOTrainer(cpu_config, model=chat_model, tokenizer=tokenizer)
+    items, _ = trainer._schedule(groups)
+    by_rollout = {it.rollout: it.advantage for it in items}
+    assert set(by_rollout) == {0, 1, 2}  # all three rollouts, the over-long one included, are trained on
+    assert by_rollout[1] < 0 < by_rollout[0] and by_rollout[2] > by_rollout[1]
+    step = trainer.step(groups)
+    assert step["rollouts"] == 3 and step["tokens"] == sum(
+        r.num_loss_tokens for s in groups[0] for r in s.rows
+    )
