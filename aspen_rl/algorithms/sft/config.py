@@ -32,6 +32,12 @@ class SFTConfig(BaseModel):
     # ---- model
     model: str = Field("Qwen/Qwen2.5-0.5B-Instruct", description="Base model: a local directory or a hub id.")
     tokenizer: str | None = Field(None, description="Tokenizer path or id; None uses the model's.")
+    chat_template: str | None = Field(
+        None,
+        description="Chat template the demonstrations are rendered with (saved with the checkpoint, so GRPO "
+        "renders the same): a Jinja file, or 'chatml-tools' (built in); None: the tokenizer's own. It must "
+        "render the agent's tools.",
+    )
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
         "auto", description="Weights dtype; 'auto' is bfloat16 on a GPU that supports it, else float32."
     )

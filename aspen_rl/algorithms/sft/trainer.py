@@ -30,12 +30,16 @@ STATE_FILE = "sft_state.json"
 
 
 def load_base(config: SFTConfig) -> tuple[torch.nn.Module, Any]:
-    """The base model (on the configured device and dtype) and its tokenizer."""
+    """The base model (on the configured device and dtype) and its tokenizer (with ``config.chat_template``,
+    checked to render tools, as GRPO checks its policy's)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from aspen_rl.algorithms.grpo.chat_template import prepare_tokenizer
 
     device = resolve_device(config.device)
     dtype = resolve_dtype(config.dtype, device)
-    tokenizer = AutoTokenizer.from_pretrained(config.tokenizer or config.model)
+    source = config.tokenizer or config.model
+    tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(source), config.chat_template, where=source)
     model = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(device)
     return model, tokenizer
 
