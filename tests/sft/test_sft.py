@@ -15,7 +15,8 @@ from aspen_rl.algorithms.grpo.engine import TransformersEngine
 from aspen_rl.algorithms.grpo.model import load_policy
 from aspen_rl.algorithms.grpo.tiny import build_tiny_model, build_tiny_tokenizer, save_tiny_chat_model
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
-from aspen_rl.algorithms.grpo.types import CallRecord, RolloutSample, SamplingParams
+from aspen_rl.algorithms.grpo.trajectory import sample_from_records
+from aspen_rl.algorithms.grpo.types import CallRecord, SamplingParams
 from aspen_rl.algorithms.sft.config import SFTConfig, SFTConfigError, load_sft_config
 from aspen_rl.algorithms.sft.data import transcript_rows
 from aspen_rl.algorithms.sft.evaluate import first_call_accuracy, is_correct_first_call
@@ -157,7 +158,7 @@ async def _learn_first_call_then_grpo(tmp_path: Path) -> None:
                 f"r{i}", None, 0, gen.prompt_ids, gen.completion_ids, gen.logprobs, "stop", 0, 0
             )
             reward = float(is_correct_first_call(task, text)[1]) + 0.01 * i  # + a tie-break: groups vary
-            samples.append(RolloutSample.from_records([record], reward))
+            samples.append(sample_from_records([record], reward))
         groups.append(samples)
     metrics = grpo.step(groups)
     assert metrics["step"] == 1 and metrics["updates"] == 1 and metrics["grad_norm"] > 0
