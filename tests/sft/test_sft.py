@@ -169,6 +169,7 @@ async def _learn_first_call_then_grpo(tmp_path: Path) -> None:
 def test_train_cli_runs_sft_and_grpo_loads_the_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from aspen_rl.serve import load_local_model
     from aspen_rl.train import main as train_main
 
     tiny = save_tiny_chat_model(tmp_path / "tiny", seed=0)
@@ -196,3 +197,5 @@ def test_train_cli_runs_sft_and_grpo_loads_the_checkpoint(
     model, tokenizer = load_policy(load_grpo_config(None, model=str(checkpoint), device="cpu"))
     assert not hasattr(model, "peft_config")  # adapters merged: a plain model
     assert tokenizer.chat_template
+    served, _ = load_local_model(checkpoint, device="cpu", dtype="float32")  # python -m aspen_rl.serve
+    assert served.config.vocab_size == model.config.vocab_size

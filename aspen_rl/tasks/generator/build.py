@@ -144,7 +144,7 @@ async def generate_tasks(
         raise ValueError(f"unknown families {unknown}; known: {sorted(FAMILIES)}")
     stats = stats if stats is not None else GenerationStats()
     blocked = {holdout_key(t.reference_config) for t in held_out if t.reference_config}
-    seen: set[tuple[Any, ...]] = {k for t in exclude if (k := task_key(t)) is not None}
+    seen: set[tuple[Any, ...]] = {found for t in exclude if (found := task_key(t)) is not None}
     tasks: list[AspenTask] = []
     for i in range(n):
         name = names[i % len(names)]
