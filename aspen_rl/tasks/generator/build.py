@@ -99,6 +99,17 @@ def _targets(draft: Draft, results: dict[str, Any]) -> list[Target] | None:
     return targets
 
 
+def reads_as_small_integer(value: float) -> bool:
+    """Whether ``value`` written to 4 significant digits (as the scripted answer writes it) is a bare
+    integer below 10 ("0", "1": a fully vapour outlet, a pure product, a minimum reflux of 1.0002).
+
+    The reward does not count such bare small integers as reported quantities, so a draw with one is
+    redrawn: its reference answer could not score 1.0 (and the target says little).
+    """
+    text = f"{value:.4g}"
+    return abs(value) < 10 and not any(c in text for c in ".e")
+
+
 def _in_bounds(draft: Draft, results: dict[str, Any]) -> bool:
     for sheet, row, column, low, high in draft.bounds:
         cell = lookup(results, sheet, row, column)
@@ -166,7 +177,11 @@ async def generate_tasks(
                 stats.unsolvable += 1
                 continue
             targets = _targets(draft, results)
-            if targets is None or not _in_bounds(draft, results):
+            if (
+                targets is None
+                or not _in_bounds(draft, results)
+                or any(reads_as_small_integer(t.value) for t in targets)
+            ):
                 stats.degenerate += 1
                 continue
             seen.add(key)
