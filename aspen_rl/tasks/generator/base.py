@@ -295,6 +295,21 @@ def vapor_fraction_target(stream: str) -> TargetSpec:
     )
 
 
+def enthalpy_target(stream: str) -> TargetSpec:
+    """The molar enthalpy of ``stream`` (kJ/kmol; formation basis, so never near zero)."""
+    return TargetSpec(
+        f"{stream} molar enthalpy",
+        "Stream Summary",
+        "Molar Enthalpy",
+        stream,
+        "kJ/kmol",
+        abs_tol=50.0,
+        rel_tol=0.02,
+        en=f"{stream} molar enthalpy (kJ/kmol)",
+        zh=f"{stream} 的摩尔焓 (kJ/kmol)",
+    )
+
+
 def flow_target(stream: str, tol: float = 0.03) -> TargetSpec:
     """The total molar flow of ``stream``."""
     return TargetSpec(

@@ -12,6 +12,7 @@ from aspen_rl.tasks.generator.base import (
     components_section,
     compose,
     duty_target,
+    enthalpy_target,
     family,
     feed_stream,
     method_text,
@@ -71,7 +72,7 @@ def heater(rng: random.Random, lang: str) -> Draft:
         spec = {"SPEC_OPT": "TP", **temp, **pres}
         verb = tr(lang, "heats" if t_out > t_in else "cools", "加热" if t_out > t_in else "冷却")
         action = tr(lang, f"{verb} it to {t_text} at {p_text}", f"在 {p_text} 下将其{verb}到 {t_text}")
-        targets = [duty_target(block), vapor_fraction_target(out)]
+        targets = [duty_target(block), enthalpy_target(out)]
         params = {"t_out": t_out}
     else:
         vf = 0.0 if mode == "bubble" else 1.0

@@ -12,6 +12,7 @@ from aspen_rl.tasks.generator.base import (
     block_target,
     compose,
     duty_target,
+    enthalpy_target,
     family,
     feed_stream,
     flow_target,
@@ -62,7 +63,7 @@ def _mixer_heater(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
     b_text, b = feed_stream(cids, x2, f2, t2, p, style, lang)
     t_text, temp = style.temperature_of(t_out)
     p_text, pres = style.pressure_of(p)
-    targets = [temperature_target(s3), duty_target(heater), vapor_fraction_target(s4)]
+    targets = [temperature_target(s3), duty_target(heater), enthalpy_target(s4)]
     m_ref = block_ref("Mixer", mixer, lang, "mixer", "混合器")
     h_ref = block_ref("Heater", heater, lang, "heater", "加热器")
     text = tr(
@@ -232,7 +233,7 @@ def _pump_heater(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
     targets = [
         block_target(pump, "FLUID_POWER", "kW", f"{pump} fluid power (kW)", f"{pump} 的流体功率 (kW)"),
         duty_target(heater),
-        vapor_fraction_target(hot),
+        enthalpy_target(hot),
     ]
     p_ref = block_ref("Pump", pump, lang, "pump", "泵")
     h_ref = block_ref("Heater", heater, lang, "heater", "加热器")
