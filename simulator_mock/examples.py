@@ -239,6 +239,38 @@ def sep() -> Config:
     )
 
 
+def sep2() -> Config:
+    """Two-outlet component splitter: 95 % of methanol to the top, 90 % of water to the bottom."""
+    return flowsheet(
+        "Two-outlet component separator",
+        [METHANOL, WATER],
+        "NRTL",
+        {"S1": "Sep2"},
+        {"S1": {"FEED-1": "F(IN)", "TOP-1": "P(OUT)", "BOT-1": "P(OUT)"}},
+        {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
+        blocks_Sep2_data={
+            "S1": {
+                "SPEC_DATA": {
+                    "TOP-1": [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.95}],
+                    "BOT-1": [{"COMP_ID": "WATER", "FLOWBASIS": "MOLE", "FRACS": 0.9}],
+                }
+            }
+        },
+    )
+
+
+def duplicator() -> Config:
+    """Duplicator: two copies of one feed (Aspen leaves the copy out of the balance)."""
+    return flowsheet(
+        "Duplicator",
+        [METHANOL, WATER],
+        "NRTL",
+        {"D1": "Dupl"},
+        {"D1": {"FEED-1": "F(IN)", "OUT-1": "P(OUT)", "OUT-2": "P(OUT)"}},
+        {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
+    )
+
+
 def heat_exchanger() -> Config:
     """Hot water (90 C) heats cold water (20 C) to 60 C, countercurrent."""
     return flowsheet(

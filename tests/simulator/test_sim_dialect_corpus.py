@@ -98,6 +98,26 @@ def heater_spec(**spec: Any) -> Config:
 MEOH_WATER = {"MEOH": 40.0, "WATER": 60.0}
 
 
+def dupl(spec: Config) -> Config:
+    return single(
+        "Dupl",
+        {"SPEC_DATA": spec},
+        stream(amounts=MEOH_WATER),
+        [METHANOL, WATER],
+        ports={"FEED-1": "F(IN)", "OUT-1": "P(OUT)", "OUT-2": "P(OUT)"},
+    )
+
+
+def sep2(spec: Config) -> Config:
+    return single(
+        "Sep2",
+        {"SPEC_DATA": spec},
+        stream(amounts=MEOH_WATER),
+        [METHANOL, WATER],
+        ports={"FEED-1": "F(IN)", "TOP-1": "P(OUT)", "BOT-1": "P(OUT)"},
+    )
+
+
 def flash(**spec: Any) -> Config:
     return single(
         "Flash2",
@@ -516,6 +536,15 @@ VALID: dict[str, Callable[[], Config]] = {
     "flash3 TV": lambda: flash3(SPEC_OPT="TV", TEMP_VALUE=60.0, TEMP_UNITS="C", VFRAC_VALUE=0.2),
     "decanter at a temperature": lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C"),
     "decanter with a duty": lambda: decanter(DUTY_VALUE=-50.0, DUTY_UNITS="kW", PRES_VALUE=0.0),
+    # Dupl
+    "dupl two copies": lambda: dupl({}),
+    # Sep2
+    "sep2 fractions to both outlets": lambda: sep2(
+        {
+            "TOP-1": [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.95}],
+            "BOT-1": [{"COMP_ID": "WATER", "FLOWBASIS": "MASS", "FRACS": 0.9}],
+        }
+    ),
     # flowsheets
     "recycle with a convergence section": recycle,
     "recycle with Aspen's default convergence": lambda: without(recycle(), "convergence"),
@@ -597,6 +626,8 @@ def test_corpus_covers_every_block_type_and_option() -> None:
         "RadFrac",
         "Flash3",
         "Decanter",
+        "Dupl",
+        "Sep2",
     }
     flash3_options = {
         c["blocks_Flash3_data"][b]["SPEC_DATA"]["SPEC_OPT"]
@@ -1066,6 +1097,21 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         lambda: flash3(SPEC_OPT="TD", TEMP_VALUE=25.0, TEMP_UNITS="C", DUTY_VALUE=0.0, DUTY_UNITS="kW"),
         "UnsupportedOption",
         ["blocks_Flash3_data.B1.SPEC_DATA.SPEC_OPT", "TD"],
+    ),
+    "Dupl block-local property method": (
+        lambda: dupl({"OPSETNAME": "PENG-ROB"}),
+        "UnsupportedOption",
+        ["blocks_Dupl_data.B1.SPEC_DATA.OPSETNAME"],
+    ),
+    "Sep2 FLOWS (not in the real Sep2 part)": (
+        lambda: sep2({"TOP-1": [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FLOWS": 5.0}]}),
+        "SchemaValidationError",
+        ["blocks_Sep2_data.B1.SPEC_DATA", "FLOWS"],
+    ),
+    "Sep2 component without a split": (
+        lambda: sep2({"TOP-1": [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.5}]}),
+        "InvalidSpecification",
+        ["blocks_Sep2_data.B1.SPEC_DATA", "WATER"],
     ),
     "block type the mock does not model": (
         _set(heater, "blocks/0/type", "RBatch"),

@@ -1,0 +1,128 @@
+"""Dupl, Sep2, MCompr, Distl against hand calculations (independent of the mock's block code)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sim_helpers import assert_closed
+
+from simulator_mock import SimulationError, run_config
+from simulator_mock.examples import METHANOL, WATER, feed, flowsheet
+from simulator_mock.schema_registry import validate_config
+from simulator_mock.workbook import sheets
+
+
+def dupl(n: int = 3, spec: dict[str, Any] | None = None) -> dict[str, Any]:
+    outs = {f"OUT-{k + 1}": "P(OUT)" for k in range(n)}
+    config = flowsheet(
+        "Duplicator",
+        [METHANOL, WATER],
+        "NRTL",
+        {"D1": "Dupl"},
+        {"D1": {"FEED-1": "F(IN)", **outs}},
+        {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
+    )
+    if spec is not None:
+        config["blocks_Dupl_data"] = {"D1": {"SPEC_DATA": spec}}
+    return config
+
+
+def sep2(top: list[dict[str, Any]], bottom: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"TOP-1": top}
+    if bottom:
+        spec["BOT-1"] = bottom
+    return flowsheet(
+        "Two-outlet separator",
+        [METHANOL, WATER],
+        "NRTL",
+        {"S1": "Sep2"},
+        {"S1": {"FEED-1": "F(IN)", "TOP-1": "P(OUT)", "BOT-1": "P(OUT)"}},
+        {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
+        blocks_Sep2_data={"S1": {"SPEC_DATA": spec}},
+    )
+
+
+def flows(results: dict[str, Any], stream: str) -> dict[str, float]:
+    return results["streams"][stream]["component_flows_kmol_hr"]
+
+
+# ---- Dupl -------------------------------------------------------------------------------------------
+
+
+def test_dupl_outlets_are_copies_and_the_balance_counts_copies_as_sources() -> None:
+    config = dupl(3)
+    validate_config(config)
+    results = run_config(config)
+    feed_doc = results["streams"]["FEED-1"]
+    for name in ("OUT-1", "OUT-2", "OUT-3"):
+        out = results["streams"][name]
+        for key in ("temperature_C", "pressure_bar", "mass_flow_kg_hr", "vapor_fraction"):
+            assert out[key] == pytest.approx(feed_doc[key], rel=1e-12), key
+        assert flows(results, name) == pytest.approx(flows(results, "FEED-1"), rel=1e-12)
+    b = results["balances"]
+    # hand balance: 3 outlets of the feed's mass; 2 copies are sources beyond the feed
+    assert b["mass_out_kg_hr"] == pytest.approx(3 * feed_doc["mass_flow_kg_hr"], rel=1e-12)
+    assert b["duplicated_kg_hr"] == pytest.approx(2 * feed_doc["mass_flow_kg_hr"], rel=1e-12)
+    assert_closed(results)
+    assert list(sheets(results, config)) == ["Stream Summary"]  # the real export has no Dupl sheet
+
+
+def test_dupl_refuses_block_local_property_options() -> None:
+    with pytest.raises(SimulationError, match=r"blocks_Dupl_data\.D1\.SPEC_DATA\.OPSETNAME"):
+        run_config(dupl(2, {"OPSETNAME": "PENG-ROB"}))
+
+
+# ---- Sep2 -------------------------------------------------------------------------------------------
+
+
+def test_sep2_against_a_hand_mass_balance() -> None:
+    config = sep2(
+        [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.95}],
+        [{"COMP_ID": "WATER", "FLOWBASIS": "MOLE", "FRACS": 0.9}],
+    )
+    validate_config(config)
+    results = run_config(config)
+    top, bot = flows(results, "TOP-1"), flows(results, "BOT-1")
+    # by hand: MEOH 40 kmol/hr, 95 % to TOP-1; WATER 60 kmol/hr, 90 % to BOT-1
+    assert top["MEOH"] == pytest.approx(38.0, rel=1e-9) and bot["MEOH"] == pytest.approx(2.0, rel=1e-9)
+    assert top["WATER"] == pytest.approx(6.0, rel=1e-9) and bot["WATER"] == pytest.approx(54.0, rel=1e-9)
+    mass = 40.0 * 32.04186 + 60.0 * 18.01528
+    out = results["streams"]["TOP-1"]["mass_flow_kg_hr"] + results["streams"]["BOT-1"]["mass_flow_kg_hr"]
+    assert out == pytest.approx(mass, rel=1e-4)
+    for name in ("TOP-1", "BOT-1"):
+        assert results["streams"][name]["temperature_C"] == pytest.approx(50.0, abs=1e-6)
+    assert_closed(results)
+    rows = sheets(results, config)["S1_result"]
+    assert rows[1][0] == "QCALC" and rows[1][1] == pytest.approx(results["blocks"]["S1"]["duty_kW"])
+
+
+def test_sep2_one_outlet_specified_and_a_component_without_entry() -> None:
+    results = run_config(
+        sep2(
+            [
+                {"COMP_ID": "MEOH", "FLOWBASIS": "MASS", "FRACS": 1.0},
+                {"COMP_ID": "WATER", "FLOWBASIS": "MOLE", "FRACS": 0.0},
+            ]
+        )
+    )
+    assert flows(results, "TOP-1")["WATER"] == pytest.approx(0.0, abs=1e-12)
+    assert flows(results, "BOT-1")["WATER"] == pytest.approx(60.0, rel=1e-9)
+    assert flows(results, "BOT-1")["MEOH"] == pytest.approx(0.0, abs=1e-12)
+    assert_closed(results)
+    with pytest.raises(SimulationError, match="WATER"):
+        run_config(sep2([{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 1.0}]))
+
+
+def test_sep2_refuses_a_third_outlet_and_fractions_over_one() -> None:
+    config = sep2([{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.5}])
+    config["streams"].append("EXT-1")
+    config["block_connections"]["S1"]["EXT-1"] = "P(OUT)"
+    with pytest.raises(SimulationError, match="P\\(OUT\\)"):
+        run_config(config)
+    bad = sep2(
+        [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.7}],
+        [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.7}],
+    )
+    with pytest.raises(SimulationError, match="MEOH"):
+        run_config(bad)
