@@ -271,6 +271,29 @@ def duplicator() -> Config:
     )
 
 
+def multistage_compressor() -> Config:
+    """Three-stage nitrogen compressor, 1 to 8 bar, intercooled to 25 C."""
+    return flowsheet(
+        "Multi-stage compressor",
+        [NITROGEN],
+        "IDEAL",
+        {"K1": "MCompr"},
+        {"K1": {"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}},
+        {"FEED-1": feed(25.0, 1.0, {"N2": 100.0})},
+        blocks_MCompr_data={
+            "K1": {
+                "SPEC_DATA": {
+                    "NSTAGE": 3,
+                    "TYPE": "ISENTROPIC",
+                    "PRES_VALUE": 8.0,
+                    "PRES_UNITS": "bar",
+                    "TEMP": {k: {"TEMP_VALUE": 25.0, "TEMP_UNITS": "C"} for k in ("1", "2", "3")},
+                }
+            }
+        },
+    )
+
+
 def heat_exchanger() -> Config:
     """Hot water (90 C) heats cold water (20 C) to 60 C, countercurrent."""
     return flowsheet(

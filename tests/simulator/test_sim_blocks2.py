@@ -8,7 +8,7 @@ import pytest
 from sim_helpers import assert_closed
 
 from simulator_mock import SimulationError, run_config
-from simulator_mock.examples import METHANOL, WATER, feed, flowsheet
+from simulator_mock.examples import METHANOL, NITROGEN, WATER, feed, flowsheet
 from simulator_mock.schema_registry import validate_config
 from simulator_mock.workbook import sheets
 
@@ -126,3 +126,83 @@ def test_sep2_refuses_a_third_outlet_and_fractions_over_one() -> None:
     )
     with pytest.raises(SimulationError, match="MEOH"):
         run_config(bad)
+
+
+# ---- MCompr -----------------------------------------------------------------------------------------
+
+#: N2 ideal-gas heat capacity near 300-360 K, J/(mol K) (NIST Chemistry WebBook, Shomate: 29.12 at 298 K,
+#: 29.17 at 350 K); R = 8.314462618
+CP_N2 = 29.14
+R = 8.314462618
+
+
+def mcompr(spec: dict[str, Any]) -> dict[str, Any]:
+    return flowsheet(
+        "Three-stage nitrogen compressor",
+        [NITROGEN],
+        "IDEAL",
+        {"K1": "MCompr"},
+        {"K1": {"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}},
+        {"FEED-1": feed(25.0, 1.0, {"N2": 100.0})},
+        blocks_MCompr_data={"K1": {"SPEC_DATA": spec}},
+    )
+
+
+def test_mcompr_against_ideal_gas_staged_compression() -> None:
+    spec = {
+        "NSTAGE": 3,
+        "TYPE": "ISENTROPIC",
+        "PRES_VALUE": 8.0,
+        "PRES_UNITS": "bar",
+        "SEFF": {"1": 0.8, "2": 0.8, "3": 0.8},
+        "TEMP": {k: {"TEMP_VALUE": 25.0, "TEMP_UNITS": "C"} for k in ("1", "2", "3")},
+    }
+    config = mcompr(spec)
+    validate_config(config)
+    results = run_config(config)
+    stages = results["blocks"]["K1"]["stages"]
+    # by hand: equal ratios r = 8^(1/3) = 2; each stage starts at 298.15 K (intercooled)
+    n, T1, r, eta = 100.0 / 3.6, 298.15, 2.0, 0.8  # mol/s
+    k = CP_N2 / (CP_N2 - R)
+    w_stage = n * CP_N2 * T1 * (r ** ((k - 1) / k) - 1) / eta  # W
+    T2 = T1 + w_stage / (n * CP_N2)
+    for s in stages:
+        assert s["pressure_ratio"] == pytest.approx(2.0, rel=1e-9)
+        assert s["indicated_power_kW"] == pytest.approx(w_stage / 1000.0, rel=0.01)
+        assert s["temperature_C"] + 273.15 == pytest.approx(T2, rel=0.01)
+    assert [s["pressure_bar"] for s in stages] == pytest.approx([2.0, 4.0, 8.0], rel=1e-9)
+    out = results["streams"]["PROD-1"]
+    assert out["temperature_C"] == pytest.approx(25.0, abs=1e-6) and out["pressure_bar"] == pytest.approx(8.0)
+    # ideal gas: intercoolers remove exactly the compression work (same T in and out, H independent of P)
+    assert results["blocks"]["K1"]["duty_kW"] == pytest.approx(-results["blocks"]["K1"]["power_kW"], rel=1e-6)
+    assert_closed(results)
+    rows = dict(sheets(results, config)["K1_result"][1:])
+    assert rows["B_PRES2"] == pytest.approx(8.0) and rows["PRES_RATIO_2"] == pytest.approx(2.0)
+    assert rows["WNET"] == pytest.approx(3 * w_stage / 1000.0, rel=0.01)
+    assert rows["QCALC_3"] == pytest.approx(-w_stage / 1000.0, rel=0.01)
+
+
+def test_mcompr_per_stage_ratios_without_coolers() -> None:
+    results = run_config(mcompr({"NSTAGE": 2, "TYPE": "ISENTROPIC", "PRATIO": {"1": 2.0, "2": 1.5}}))
+    stages = results["blocks"]["K1"]["stages"]
+    assert [s["pressure_bar"] for s in stages] == pytest.approx([2.0, 3.0], rel=1e-9)
+    # by hand, no intercooling: T after stage 1 feeds stage 2; total work = n Cp (T_out - T_in)
+    n, eta = 100.0 / 3.6, 0.72
+    k = CP_N2 / (CP_N2 - R)
+    T = 298.15
+    total = 0.0
+    for r in (2.0, 1.5):
+        w = n * CP_N2 * T * (r ** ((k - 1) / k) - 1) / eta
+        total += w
+        T += w / (n * CP_N2)
+    assert results["blocks"]["K1"]["power_kW"] == pytest.approx(total / 1000.0, rel=0.015)
+    assert results["streams"]["PROD-1"]["temperature_C"] + 273.15 == pytest.approx(T, rel=0.01)
+    assert results["blocks"]["K1"]["duty_kW"] == pytest.approx(0.0, abs=1e-9)
+    assert_closed(results)
+
+
+def test_mcompr_refuses_what_it_cannot_simulate() -> None:
+    with pytest.raises(SimulationError, match=r"SPEC_DATA\.PEFF"):
+        run_config(mcompr({"NSTAGE": 2, "PRES_VALUE": 4.0, "PRES_UNITS": "bar", "PEFF": {"1": 0.8}}))
+    with pytest.raises(SimulationError, match=r"stage 2 needs exactly one"):
+        run_config(mcompr({"NSTAGE": 2, "PRATIO": {"1": 2.0}}))

@@ -476,6 +476,25 @@ WORKBOOKS: list[tuple[Callable[[], dict[str, Any]], str, str, Callable[[list[str
     (examples.sep, "S1", "Sep", lambda c: with_units("QCALC!")),
     (examples.sep2, "S1", "Sep2", lambda c: with_units("QCALC!")),
     (
+        examples.multistage_compressor,
+        "K1",
+        "MCompr",
+        lambda c: with_units("B_PRES2!", "QCALC2!", "DUTY_OUT!", "WNET!", "QNET!")
+        + [
+            name
+            for k in (1, 2, 3)
+            for name in with_units(
+                f"B_TEMP_{k}!", f"B_PRES_{k}!", f"PRES_RATIO_{k}", f"IND_POWER_{k}!", f"BRAKE_POWER_{k}!",
+                f"HEAD_CAL_{k}!", f"VFLOW_{k}!",
+            )
+        ]
+        + [
+            name
+            for k in (1, 2, 3)
+            for name in with_units(f"COOL_TEMP_{k}!", f"COOL_PRES_{k}!", f"QCALC_{k}!", f"B_VFRAC_{k}")
+        ],
+    ),
+    (
         examples.heat_exchanger,
         "E1",
         "HeatX",

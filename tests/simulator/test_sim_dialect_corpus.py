@@ -19,6 +19,7 @@ from simulator_mock.examples import (
     METHANE,
     METHANOL,
     MIXER_DEFAULTS,
+    NITROGEN,
     VALVE_DEFAULTS,
     WATER,
     column,
@@ -26,6 +27,7 @@ from simulator_mock.examples import (
     flowsheet,
     heat_exchanger,
     heater,
+    multistage_compressor,
     reactor_recycle,
     recycle,
     sep,
@@ -106,6 +108,10 @@ def dupl(spec: Config) -> Config:
         [METHANOL, WATER],
         ports={"FEED-1": "F(IN)", "OUT-1": "P(OUT)", "OUT-2": "P(OUT)"},
     )
+
+
+def mcompr(spec: Config) -> Config:
+    return single("MCompr", {"SPEC_DATA": spec}, stream(amounts={"N2": 100.0}), [NITROGEN], method="IDEAL")
 
 
 def sep2(spec: Config) -> Config:
@@ -545,6 +551,19 @@ VALID: dict[str, Callable[[], Config]] = {
             "BOT-1": [{"COMP_ID": "WATER", "FLOWBASIS": "MASS", "FRACS": 0.9}],
         }
     ),
+    # MCompr
+    "mcompr final discharge, intercooled": multistage_compressor,
+    "mcompr per-stage ratio and pressure": lambda: mcompr(
+        {
+            "NSTAGE": 2,
+            "TYPE": "ISENTROPIC",
+            "PRATIO": {"1": 2.5},
+            "C_S_PRES": {"2": {"C_S_PRES_VALUE": 600.0, "C_S_PRES_UNITS": "kPa"}},
+            "SEFF": {"1": 0.78, "2": 0.75},
+            "MEFF": {"1": 0.98},
+            "TEMP": {"1": {"TEMP_VALUE": 313.15, "TEMP_UNITS": "K"}},
+        }
+    ),
     # flowsheets
     "recycle with a convergence section": recycle,
     "recycle with Aspen's default convergence": lambda: without(recycle(), "convergence"),
@@ -628,6 +647,7 @@ def test_corpus_covers_every_block_type_and_option() -> None:
         "Decanter",
         "Dupl",
         "Sep2",
+        "MCompr",
     }
     flash3_options = {
         c["blocks_Flash3_data"][b]["SPEC_DATA"]["SPEC_OPT"]
@@ -1112,6 +1132,28 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         lambda: sep2({"TOP-1": [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.5}]}),
         "InvalidSpecification",
         ["blocks_Sep2_data.B1.SPEC_DATA", "WATER"],
+    ),
+    "MCompr polytropic efficiency": (
+        lambda: mcompr({"NSTAGE": 2, "PRES_VALUE": 4.0, "PRES_UNITS": "bar", "PEFF": {"1": 0.8}}),
+        "UnsupportedOption",
+        ["blocks_MCompr_data.B1.SPEC_DATA.PEFF"],
+    ),
+    "MCompr intercooler duty": (
+        lambda: mcompr(
+            {
+                "NSTAGE": 2,
+                "PRES_VALUE": 4.0,
+                "PRES_UNITS": "bar",
+                "DUTY": {"1": {"DUTY_VALUE": -5, "DUTY_UNITS": "kW"}},
+            }
+        ),
+        "UnsupportedOption",
+        ["blocks_MCompr_data.B1.SPEC_DATA.DUTY"],
+    ),
+    "MCompr stage without a specification": (
+        lambda: mcompr({"NSTAGE": 2, "PRATIO": {"1": 2.0}}),
+        "InvalidSpecification",
+        ["blocks_MCompr_data.B1.SPEC_DATA", "stage 2"],
     ),
     "block type the mock does not model": (
         _set(heater, "blocks/0/type", "RBatch"),
