@@ -294,6 +294,33 @@ def multistage_compressor() -> Config:
     )
 
 
+def rating_column() -> Config:
+    """Distl rating column: benzene/toluene, 12 stages, feed on 6, reflux ratio 2, D/F 0.5, 1 atm."""
+    return flowsheet(
+        "Distillation rating column",
+        [BENZENE, TOLUENE],
+        "IDEAL",
+        {"C1": "Distl"},
+        {"C1": {"FEED-1": "F(IN)", "D-1": "D(OUT)", "B-1": "B(OUT)"}},
+        {"FEED-1": feed(90.0, 1.2, {"BENZENE": 50.0, "TOLUENE": 50.0})},
+        blocks_Distl_data={
+            "C1": {
+                "SPEC_DATA": {
+                    "NSTAGE": 12,
+                    "FEED_LOC": 6,
+                    "RR": 2.0,
+                    "D_F": 0.5,
+                    "COND_TYPE": "TOTAL",
+                    "PTOP": 1.0,
+                    "PTOP_UNITS": "atm",
+                    "PBOT": 1.2,
+                    "PBOT_UNITS": "atm",
+                }
+            }
+        },
+    )
+
+
 def heat_exchanger() -> Config:
     """Hot water (90 C) heats cold water (20 C) to 60 C, countercurrent."""
     return flowsheet(

@@ -476,6 +476,14 @@ WORKBOOKS: list[tuple[Callable[[], dict[str, Any]], str, str, Callable[[list[str
     (examples.sep, "S1", "Sep", lambda c: with_units("QCALC!")),
     (examples.sep2, "S1", "Sep2", lambda c: with_units("QCALC!")),
     (
+        examples.rating_column,
+        "C1",
+        "Distl",
+        lambda c: with_units(
+            "COND_DUTY!", "REB_DUTY!", "FEED_TRAY_T!", "TOP_TEMP!", "BOTTOM_TEMP!", "FEED_QUALITY"
+        ),
+    ),
+    (
         examples.multistage_compressor,
         "K1",
         "MCompr",

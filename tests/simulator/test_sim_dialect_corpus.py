@@ -28,6 +28,7 @@ from simulator_mock.examples import (
     heat_exchanger,
     heater,
     multistage_compressor,
+    rating_column,
     reactor_recycle,
     recycle,
     sep,
@@ -564,6 +565,11 @@ VALID: dict[str, Callable[[], Config]] = {
             "TEMP": {"1": {"TEMP_VALUE": 313.15, "TEMP_UNITS": "K"}},
         }
     ),
+    # Distl
+    "distl total condenser": rating_column,
+    "distl partial condenser": lambda: _set(
+        rating_column, "blocks_Distl_data/C1/SPEC_DATA/COND_TYPE", "PARTIAL"
+    )(),
     # flowsheets
     "recycle with a convergence section": recycle,
     "recycle with Aspen's default convergence": lambda: without(recycle(), "convergence"),
@@ -648,6 +654,7 @@ def test_corpus_covers_every_block_type_and_option() -> None:
         "Dupl",
         "Sep2",
         "MCompr",
+        "Distl",
     }
     flash3_options = {
         c["blocks_Flash3_data"][b]["SPEC_DATA"]["SPEC_OPT"]
@@ -1154,6 +1161,16 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         lambda: mcompr({"NSTAGE": 2, "PRATIO": {"1": 2.0}}),
         "InvalidSpecification",
         ["blocks_MCompr_data.B1.SPEC_DATA", "stage 2"],
+    ),
+    "Distl feed stage on the reboiler": (
+        _set(rating_column, "blocks_Distl_data/C1/SPEC_DATA/FEED_LOC", 12),
+        "InvalidSpecification",
+        ["blocks_Distl_data.C1.SPEC_DATA.FEED_LOC"],
+    ),
+    "Distl condenser type": (
+        _set(rating_column, "blocks_Distl_data/C1/SPEC_DATA/COND_TYPE", "VAPLIQ"),
+        "SchemaValidationError",
+        ["blocks_Distl_data.C1.SPEC_DATA.COND_TYPE"],
     ),
     "block type the mock does not model": (
         _set(heater, "blocks/0/type", "RBatch"),
