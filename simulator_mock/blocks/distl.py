@@ -7,11 +7,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from simulator_mock.blocks.base import Block, Cardinality
-from simulator_mock.blocks.column_solver import thomas
+from simulator_mock.blocks.column_solver import _Anderson, thomas
 from simulator_mock.errors import ConvergenceError, SpecificationError
 from simulator_mock.result_sheet import POWER, TEMPERATURE, BlockView, Rows
 from simulator_mock.schemas.fields import block_entry, num, section, string, units
 from simulator_mock.streams import Stream
+from simulator_mock.time_budget import check_time
 from simulator_mock.units import from_si, to_si
 
 #: column pressure units (as DSTWU)
@@ -28,7 +29,7 @@ class Distl(Block):
     with CMO the flows of every section follow from RR, D/F and the feed quality q; one tridiagonal component
     balance per component (exact for every component) gives the liquid compositions, and each stage's
     temperature and K-values come from a bubble-point flash of its liquid with the flowsheet's property
-    method, repeated until the compositions stop changing. Duties come from enthalpy balances: the condenser's
+    method, repeated (Anderson-accelerated) until the compositions stop changing. Duties come from enthalpy balances: the condenser's
     over the condenser, the reboiler's over the whole column, so that the block's energy balance closes.
     Stages are numbered from the top; stage 1 is the condenser and NSTAGE the reboiler (Aspen's convention).
     """
@@ -106,38 +107,45 @@ class Distl(Block):
         L_in = np.zeros(N)  # liquid entering from the stage above
         L_in[1] = L
         L_in[2:] = Lout[1 : N - 1]
-        # start: every stage at the feed's bubble point, with its K-values
-        K = np.tile(np.where(present, bubble.ys / np.maximum(bubble.xs, 1e-300), 1.0), (N, 1))
-        K = np.where(np.isfinite(K), K, 1.0)
-        x = np.tile(z, (N, 1))
+        # Fixed point on the stage liquid compositions x (Anderson-accelerated): K-values and temperatures
+        # from each stage's bubble point, then one tridiagonal component balance per component.
+        lower = -L_in  # element 0 unused
         T = np.full(N, bubble.T)
+        K = np.ones((N, f.size))
+        x = np.tile(z, (N, 1))
+        accelerator = _Anderson()
+        change = np.inf
         for iteration in range(MAX_ITERATIONS):
-            liquid = np.zeros((N, f.size))
-            lower = -L_in  # element 0 unused
+            check_time(f"block {self.name} column iterations")
+            iterations = iteration + 1
+            for j in range(N):
+                state = self.package.flash(
+                    x[j], f"block {self.name} stage {j + 1} bubble point", P=P[j], VF=0.0
+                )
+                T[j] = state.T
+                K[j] = np.where(present, state.ys / np.maximum(x[j], 1e-300), 1.0)
+            liquid = np.zeros((N, f.size))  # x_j,i unnormalised: every component balance exact
             for i in np.flatnonzero(present):
                 diag = Lout + Vout * K[:, i]
                 upper = np.zeros(N)  # element N-1 unused
                 upper[:-1] = -(Vout[1:] * K[1:, i])
                 rhs = np.zeros(N)
                 rhs[f0] = f[i]
-                liquid[:, i] = thomas(lower, diag, upper, rhs)  # x_j,i (unnormalised)
-            x_new = np.clip(liquid, 0.0, None)
-            x_norm = x_new / x_new.sum(axis=1, keepdims=True)
-            for j in range(N):
-                state = self.package.flash(
-                    x_norm[j], f"block {self.name} stage {j + 1} bubble point", P=P[j], VF=0.0
-                )
-                T[j] = state.T
-                K[j] = np.where(present, state.ys / np.maximum(x_norm[j], 1e-300), 1.0)
-            change = float(np.max(np.abs(x_new - x)))
-            x = x_new
-            if change < TOLERANCE and iteration > 0:
+                liquid[:, i] = thomas(lower, diag, upper, rhs)
+            g = np.clip(liquid, 0.0, None)
+            g = g / g.sum(axis=1, keepdims=True)
+            change = float(np.max(np.abs(g - x)))
+            if change < TOLERANCE:
                 break
+            step = np.clip(accelerator.step(x.ravel(), g.ravel()).reshape(x.shape), 0.0, None)
+            step = np.where(present, step, 0.0)
+            x = step / step.sum(axis=1, keepdims=True)
         else:
             raise ConvergenceError(
                 f"block {self.name}: column compositions did not converge in {MAX_ITERATIONS} iterations "
                 f"(last change {change:.3g})"
             )
+        x = np.clip(liquid, 0.0, None)
         d = np.where(
             present,
             (Lout[0] - L if self.total_condenser else Vout[0])
@@ -166,6 +174,7 @@ class Distl(Block):
             "bottom_temperature_C": from_si(T[-1], "temperature"),
             "feed_quality_q": q,
             "stage_temperatures_C": [from_si(t, "temperature") for t in T],
+            "iterations": iterations,
         }
         return {d_name: distillate, b_name: bottoms}
 
