@@ -30,8 +30,8 @@ class Distl(Block):
     balance per component (exact for every component) gives the liquid compositions, and each stage's
     temperature and K-values come from a bubble-point flash of its liquid with the flowsheet's property
     method, repeated (Anderson-accelerated) until the compositions stop changing. Duties come from
-    enthalpy balances: the condenser's over the condenser, the reboiler's over the whole column, so that the block's energy balance closes.
-    Stages are numbered from the top; stage 1 is the condenser and NSTAGE the reboiler (Aspen's convention).
+    enthalpy balances: the condenser's over the condenser, the reboiler's over the whole column, so that
+    the block's energy balance closes. Stages are numbered from the top; stage 1 is the condenser and NSTAGE the reboiler (Aspen's convention).
     """
 
     type_name = "Distl"
