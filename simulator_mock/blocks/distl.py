@@ -24,14 +24,15 @@ TOLERANCE = 1e-10
 class Distl(Block):
     """Distillation rating column (Aspen ``Distl``): given stages, feed stage, reflux ratio and D/F.
 
-    Aspen's Distl uses Edmister's group method under constant molar overflow (CMO). The mock solves the same
-    CMO column exactly, stage by stage, rather than by Edmister's effective absorption and stripping factors:
-    with CMO the flows of every section follow from RR, D/F and the feed quality q; one tridiagonal component
-    balance per component (exact for every component) gives the liquid compositions, and each stage's
-    temperature and K-values come from a bubble-point flash of its liquid with the flowsheet's property
-    method, repeated (Anderson-accelerated) until the compositions stop changing. Duties come from
-    enthalpy balances: the condenser's over the condenser, the reboiler's over the whole column, so that
-    the block's energy balance closes. Stages are numbered from the top; stage 1 is the condenser and NSTAGE the reboiler (Aspen's convention).
+    Aspen's Distl uses Edmister's group method under constant molar overflow (CMO). The mock solves the
+    same CMO column exactly, stage by stage, rather than by Edmister's effective absorption and stripping
+    factors: with CMO the flows of every section follow from RR, D/F and the feed quality q; one
+    tridiagonal component balance per component (exact for every component) gives the liquid
+    compositions, and each stage's temperature and K-values come from a bubble-point flash of its liquid
+    with the flowsheet's property method, repeated (Anderson-accelerated) until the compositions stop
+    changing. Duties come from enthalpy balances: the condenser's over the condenser, the reboiler's over
+    the whole column, so that the block's energy balance closes. Stages are numbered from the top; stage 1
+    is the condenser and NSTAGE the reboiler (Aspen's convention).
     """
 
     type_name = "Distl"
