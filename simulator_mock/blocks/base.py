@@ -57,7 +57,7 @@ class Block(ABC):
     - ``type_name`` (Aspen's block type), ``description`` (a sentence with its ports, used in the schema),
       ``listing_order`` (position in the served type list; new types go after the first twelve by name);
     - ``inlet_ports`` / ``outlet_ports`` with their cardinality, ``port_aliases``;
-    - :meth:`schema_part`: its ``blocks_<Type>_data`` JSON Schema (built with ``schemas.fields``);
+    - :meth:`schema_part`: its ``blocks_<Type>_data`` JSON Schema (built with ``schema_fields``);
     - :meth:`parse`: its specification read from the config entry; :meth:`run`: the outlets;
     - :meth:`result_rows`: the Parameter / Value rows of its ``<BLOCK>_result`` sheet (Aspen's output names
       and units), and ``not_written``: the outputs the real export reads that it leaves out, with the reason.

@@ -10,7 +10,7 @@ from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.blocks.column_solver import _Anderson, thomas
 from simulator_mock.errors import ConvergenceError, SpecificationError
 from simulator_mock.result_sheet import POWER, TEMPERATURE, BlockView, Rows
-from simulator_mock.schemas.fields import block_entry, num, section, string, units
+from simulator_mock.schema_fields import block_entry, num, section, string, units
 from simulator_mock.streams import Stream
 from simulator_mock.time_budget import check_time
 from simulator_mock.units import from_si, to_si

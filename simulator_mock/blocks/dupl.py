@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import UnsupportedOptionError
 from simulator_mock.result_sheet import BlockView, Rows
-from simulator_mock.schemas.fields import block_entry, section, string
+from simulator_mock.schema_fields import block_entry, section, string
 from simulator_mock.streams import Stream
 
 #: SPEC_DATA fields of the real schema; all choose block-local property options, which the mock has no

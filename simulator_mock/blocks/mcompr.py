@@ -16,7 +16,7 @@ from simulator_mock.result_sheet import (
     BlockView,
     Rows,
 )
-from simulator_mock.schemas.fields import PRES_UNITS, TEMP_UNITS, block_entry, num, section, string, units
+from simulator_mock.schema_fields import PRES_UNITS, TEMP_UNITS, block_entry, num, section, string, units
 from simulator_mock.streams import Stream
 from simulator_mock.units import from_si, to_si
 
@@ -125,9 +125,9 @@ class MCompr(Block):
         seff, meff, temps = per_stage("SEFF"), per_stage("MEFF"), per_stage("TEMP")
         self.seff = [float(seff.get(k, DEFAULT_SEFF)) for k in keys]
         self.meff = [float(meff.get(k, DEFAULT_MEFF)) for k in keys]
-        for k, (s, m) in enumerate(zip(self.seff, self.meff, strict=True), start=1):
+        for stage, (s, m) in enumerate(zip(self.seff, self.meff, strict=True), start=1):
             if not (0.0 < s <= 1.0 and 0.0 < m <= 1.0):
-                raise SpecificationError(f"{where}: stage {k} efficiencies must be within (0, 1]")
+                raise SpecificationError(f"{where}: stage {stage} efficiencies must be within (0, 1]")
         self.cooler_T: list[float | None] = []
         for k in keys:
             e = temps.get(k)
@@ -168,7 +168,7 @@ class MCompr(Block):
                     f"{self.where}.SPEC_DATA: stage {k + 1} discharge {P_out / 1e5:.6g} bar is not above its "
                     f"inlet {current.P / 1e5:.6g} bar"
                 )
-            state = current.state
+            state = current.phase
             if state.VF < 1.0 - 1e-6:
                 self.ctx.warnings.append(
                     f"block {self.name}: stage {k + 1} inlet contains liquid (vapor fraction {state.VF:.3g}); "  # noqa: E501
@@ -181,7 +181,7 @@ class MCompr(Block):
                 P=P_out,
                 S=state.S,
             )
-            W_s = current.total * (ideal.state.H - state.H)
+            W_s = current.total * (ideal.phase.H - state.H)
             W = W_s / self.seff[k]
             after = self.flash(
                 f"stage{k + 1}",

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from simulator_mock.blocks.base import Cardinality
 from simulator_mock.blocks.separators import Sep
 from simulator_mock.result_sheet import POWER, BlockView, Rows
-from simulator_mock.schemas.fields import STREAM_KEY, block_entry, num, section, string
+from simulator_mock.schema_fields import STREAM_KEY, block_entry, num, section, string
 
 
 class Sep2(Sep):

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 import pytest
-from sim_helpers import assert_closed
+from _support.sim import assert_closed
 
 from simulator_mock import SimulationError, run_config
 from simulator_mock.examples import BENZENE, METHANOL, NITROGEN, TOLUENE, WATER, feed, flowsheet

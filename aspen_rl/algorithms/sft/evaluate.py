@@ -84,7 +84,7 @@ def first_call_accuracy(
         for i, p in enumerate(prompts):  # left padding for generation
             ids[i, width - len(p) :] = torch.tensor(p)
             attention[i, width - len(p) :] = 1
-        out = model.generate(
+        out = model.generate(  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
             input_ids=ids.to(device),
             attention_mask=attention.to(device),
             max_new_tokens=max_new_tokens,

@@ -12,7 +12,6 @@ from typing import Any
 
 import torch
 
-from aspen_rl.algorithms.grpo.batch import collate
 from aspen_rl.algorithms.grpo.loss import selective_logprobs
 from aspen_rl.algorithms.grpo.model import (
     apply_lora,
@@ -21,6 +20,7 @@ from aspen_rl.algorithms.grpo.model import (
     resolve_device,
     resolve_dtype,
 )
+from aspen_rl.algorithms.grpo.row_batch import collate
 from aspen_rl.algorithms.grpo.types import TrajectoryRow
 from aspen_rl.algorithms.sft.config import SFTConfig
 
@@ -40,7 +40,7 @@ def load_base(config: SFTConfig) -> tuple[torch.nn.Module, Any]:
     dtype = resolve_dtype(config.dtype, device)
     source = config.tokenizer or config.model
     tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(source), config.chat_template, where=source)
-    model = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(device)
+    model = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(device)  # type: ignore[arg-type]  # transformers types .to() through a wrapper mypy misreads
     return model, tokenizer
 
 
@@ -69,9 +69,9 @@ class SFTTrainer:
             model = apply_lora(model, config.lora)
         disable_dropout(model)
         if config.gradient_checkpointing:
-            model.gradient_checkpointing_enable()
+            model.gradient_checkpointing_enable()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
             if is_peft_model(model):
-                model.enable_input_require_grads()
+                model.enable_input_require_grads()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
         self.model = model
         self.tokenizer = tokenizer
         pad = getattr(tokenizer, "pad_token_id", None)
@@ -157,7 +157,7 @@ class SFTTrainer:
             import copy
 
             model = copy.deepcopy(model).merge_and_unload()  # type: ignore[operator]
-        model.save_pretrained(out)
+        model.save_pretrained(out)  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
         if self.tokenizer is not None:
             self.tokenizer.save_pretrained(out)
         state = {"config": cfg.model_dump(), "updates": self.updates, "history": self.history}
