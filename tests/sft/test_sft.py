@@ -82,6 +82,7 @@ def _held_out(per_family: int) -> list:
     return chosen
 
 
+@pytest.mark.slow  # end-to-end, seconds: run by .ci/run, left out of -m "not slow"
 async def test_sft_teaches_a_tiny_model_the_first_tool_call_and_grpo_continues_from_it(
     tmp_path: Path,
 ) -> None:
@@ -166,6 +167,7 @@ async def _learn_first_call_then_grpo(tmp_path: Path) -> None:
     print(f"first-call accuracy on {len(held_out)} held-out tasks: {before:.2f} -> {after:.2f}")
 
 
+@pytest.mark.slow  # end-to-end, seconds: run by .ci/run, left out of -m "not slow"
 def test_train_cli_runs_sft_and_grpo_loads_the_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
