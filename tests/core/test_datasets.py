@@ -28,12 +28,12 @@ def all_tasks() -> dict[str, list]:
 
 def test_tiers_sizes_and_languages(all_tasks: dict[str, list]) -> None:
     tiers = {name: [t.difficulty for t in tasks] for name, tasks in all_tasks.items()}
-    assert (tiers["train"].count(Difficulty.EASY), tiers["train"].count(Difficulty.MEDIUM)) == (3, 4)
-    assert tiers["train"].count(Difficulty.HARD) == 3
-    assert len(tiers["val"]) == 5
-    assert tiers["test"] == [Difficulty.HARD] * 3
+    assert (tiers["train"].count(Difficulty.EASY), tiers["train"].count(Difficulty.MEDIUM)) == (4, 5)
+    assert tiers["train"].count(Difficulty.HARD) == 4
+    assert len(tiers["val"]) == 7
+    assert tiers["test"] == [Difficulty.HARD] * 4
     every = [t for tasks in all_tasks.values() for t in tasks]
-    assert len({t.task_id for t in every}) == 18
+    assert len({t.task_id for t in every}) == 24
     chinese = [t for t in every if CJK.search(t.user_requirement)]
     assert len(chinese) * 3 >= len(every)
     for name, tasks in all_tasks.items():
