@@ -1,7 +1,5 @@
 """``python -m aspen_rl`` is ``python -m aspen_rl.train``."""
 
-import sys
+from aspen_rl.train import run_cli
 
-from aspen_rl.train import main
-
-sys.exit(main())
+run_cli()

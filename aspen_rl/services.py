@@ -123,14 +123,20 @@ class LocalService(AbstractContextManager["LocalService"]):
         """Terminate the process and its process group (SIGTERM, then SIGKILL after 5 s)."""
         if self._process is None:
             return
+        started = time.monotonic()
         group = self._process.pid  # start_new_session: the group id is the child's pid
         _signal_group(group, signal.SIGTERM)
         try:
             self._process.wait(timeout=5)
         except subprocess.TimeoutExpired:
+            logger.warning("%s did not stop within 5 s of SIGTERM; killing it", self.name)
             self._process.kill()
             self._process.wait(timeout=5)
         _signal_group(group, signal.SIGKILL)  # workers that outlived their parent
+        logger.info(
+            "%s stopped (exit %s) in %.1f s", self.name, self._process.returncode, time.monotonic() - started
+        )
+        self._process = None
 
     def __enter__(self) -> LocalService:
         return self.start()
@@ -146,10 +152,45 @@ def _signal_group(group: int, sig: int) -> None:
         os.killpg(group, sig)
 
 
-def mock_simulator(results_dir: Path, log_path: Path | None = None) -> LocalService:
-    """The mock Aspen service (``python -m simulator_mock``) on a free loopback port."""
+MOCK_MARGIN_S = 10.0
+"""How much longer than the mock's run budget + queue wait the client waits for an answer."""
+
+
+def mock_bounds(client_timeout_s: float) -> tuple[float, float]:
+    """The mock's (run budget, queue wait) for a client that waits ``client_timeout_s`` per request.
+
+    The mock's defaults (30 s, 20 s) when they fit (client timeout >= 60 s); otherwise both shrink so
+    that budget + queue wait + margin stays below the client's timeout: a slow config is then answered
+    as the agent's Timeout failure before the client gives up on the service.
+    """
+    if client_timeout_s >= 30.0 + 20.0 + MOCK_MARGIN_S:
+        return 30.0, 20.0
+    share = max(0.5, (client_timeout_s - MOCK_MARGIN_S) / 2)
+    return share, share
+
+
+def timeout_problem(client_timeout_s: float, health: dict[str, object]) -> str | None:
+    """Why a simulator's reported bounds (``/health``) do not fit the client's timeout, if they do not."""
+    budget, wait = health.get("run_budget_s"), health.get("queue_wait_s")
+    if not isinstance(budget, int | float) or not isinstance(wait, int | float):
+        return None  # the real service reports none
+    if client_timeout_s > budget + wait + MOCK_MARGIN_S:
+        return None
+    return (
+        f"simulator_timeout_s {client_timeout_s:g} s does not exceed the simulator's run budget {budget:g} s "
+        f"+ queue wait {wait:g} s + {MOCK_MARGIN_S:g} s: a slow config would end its rollout as an "
+        "infrastructure error instead of the agent's scored failure"
+    )
+
+
+def mock_simulator(
+    results_dir: Path, log_path: Path | None = None, *, client_timeout_s: float = 90.0
+) -> LocalService:
+    """The mock Aspen service (``python -m simulator_mock``) on a free loopback port, its run budget and
+    queue wait fitted under ``client_timeout_s`` (see :func:`mock_bounds`)."""
+    budget, wait = mock_bounds(client_timeout_s)
     argv = [sys.executable, "-m", "simulator_mock", "--host", "127.0.0.1", "--port", "{port}"]
-    argv += ["--results-dir", str(results_dir)]
+    argv += ["--results-dir", str(results_dir), "--timeout", f"{budget:g}", "--queue-wait", f"{wait:g}"]
     return LocalService("mock simulator", argv, log_path=log_path)
 
 

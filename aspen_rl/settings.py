@@ -57,11 +57,19 @@ class Settings(BaseSettings):
             offline scripted policy.
         aspen_simulator_url: Simulator service root (env ``ASPEN_SIMULATOR_URL``).
         simulator_verify_tls: Verify HTTPS certificates (false for a self-signed real service).
-        simulator_timeout_s: Timeout of one simulator request.
+        simulator_timeout_s: Timeout of one simulator request. Keep it above the mock's per-run budget
+            plus its queue wait plus 10 s (30 + 20 + 10 by default): then a slow config is answered
+            as a Timeout failure (the agent's fault, scored) before the client gives up (which
+            would be an infrastructure error, left out of the scores).
         simulator_retries: Extra attempts on connection errors, timeouts and 5xx.
         simulator_backoff_s: First retry delay, doubled on each further retry.
-        llm_timeout_s: Timeout of one LLM request.
-        llm_retries: Extra attempts of a failed LLM request.
+        simulator_token: Shared token sent as ``X-Aspen-Token`` (env ``ASPEN_SIMULATOR_TOKEN``); only
+            for a mock started with a token (``SIMULATOR_MOCK_TOKEN``); never shown in repr.
+        llm_timeout_s: Timeout of one LLM request. With ``llm_retries`` it bounds what a hung model
+            endpoint costs: (1 + llm_retries) x llm_timeout_s plus a short backoff per LLM call,
+            about a minute with the defaults (30 s, 1 retry); the rollout then fails with the
+            endpoint named. Raise it for a slow local model that needs longer per completion.
+        llm_retries: Extra attempts of a failed LLM request (429, 5xx, timeouts).
         max_tool_iterations: Cap on the agent's tool-call loop per rollout.
         schema_max_chars: Budget of the schema text ``get_schema`` shows the model (compact
             rendering; ``null`` for the raw JSON).
@@ -99,11 +107,14 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ASPEN_SIMULATOR_URL", "aspen_simulator_url"),
     )
     simulator_verify_tls: bool = True
-    simulator_timeout_s: float = Field(default=60.0, gt=0)
+    simulator_timeout_s: float = Field(default=90.0, gt=0)
     simulator_retries: int = Field(default=2, ge=0)
     simulator_backoff_s: float = Field(default=0.5, ge=0)
-    llm_timeout_s: float = Field(default=120.0, gt=0)
-    llm_retries: int = Field(default=2, ge=0)
+    simulator_token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("ASPEN_SIMULATOR_TOKEN", "simulator_token")
+    )
+    llm_timeout_s: float = Field(default=30.0, gt=0)
+    llm_retries: int = Field(default=1, ge=0)
     max_tool_iterations: int = Field(default=10, ge=1)
     schema_max_chars: int | None = Field(default=8_000, ge=500)
     clear_schema_after_run: bool = True
@@ -148,6 +159,8 @@ class Settings(BaseSettings):
         data = self.model_dump(mode="json")
         if self.model_api_key is not None:
             data["model_api_key"] = "**********"
+        if self.simulator_token is not None:
+            data["simulator_token"] = "**********"
         return data
 
 
@@ -194,7 +207,13 @@ def _check_yaml_keys(path: Path) -> None:
     default weights).
     """
     data = read_mapping(path, what="settings")
-    known = set(Settings.model_fields) | {"MODEL", "MODEL_API_KEY", "MODEL_API_URL", "ASPEN_SIMULATOR_URL"}
+    known = set(Settings.model_fields) | {
+        "MODEL",
+        "MODEL_API_KEY",
+        "MODEL_API_URL",
+        "ASPEN_SIMULATOR_URL",
+        "ASPEN_SIMULATOR_TOKEN",
+    }
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         known_list = ", ".join(sorted(Settings.model_fields))

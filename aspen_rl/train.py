@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import multiprocessing
@@ -48,24 +49,39 @@ class TaskSplits:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; returns the process exit code."""
+    """Run the command; returns the process exit code.
+
+    Exit codes: 0 done; 1 every rollout failed or a service could not start; 2 usage error;
+    130 stopped by SIGINT (Ctrl-C), 143 stopped by SIGTERM (``kill``): then every process of the run
+    has been stopped and ``summary.json`` is marked ``interrupted`` (see :mod:`aspen_rl.lifecycle`).
+    """
+    from aspen_rl.lifecycle import Lifecycle, descendant_pids, reap_descendants
+
+    before = descendant_pids()
     args = build_parser().parse_args(argv)
     # Wide enough for the reward table when the output goes to a file or a CI log.
     console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
+    lifecycle = Lifecycle()
+    lifecycle.keep = before
     try:
-        return _run(args, console)
+        with lifecycle.installed():
+            try:
+                return _run(args, console, lifecycle)
+            except KeyboardInterrupt:  # before the run could write its own summary
+                lifecycle.note_keyboard_interrupt()
+                console.print(f"[yellow]interrupted by {lifecycle.signal_name}[/]")
+                return lifecycle.exit_code
     except UsageError as exc:
         console.print(f"[bold red]error:[/] {escape(str(exc))}")
         return 2
     except ServiceError as exc:
         console.print(f"[bold red]error:[/] {escape(str(exc))}")
-        return 1
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]")
-        return 130
+        return lifecycle.exit_code or 1
+    finally:
+        reap_descendants(keep=before)  # the net under every exit path: nothing the run started outlives it
 
 
-def _run(args: Any, console: Console) -> int:
+def _run(args: Any, console: Console, lifecycle: Any) -> int:
     args.mode = _resolve_mode(args)
     settings = _load_settings(args)
     output_dir = args.output_dir or settings.output_dir / datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -80,47 +96,74 @@ def _run(args: Any, console: Console) -> int:
 
     from aspen_rl.services import is_healthy, is_loopback, mock_simulator
 
-    with ExitStack() as stack:
-        if not is_healthy(
-            settings.aspen_simulator_url + "/health", timeout_s=2.0, verify=settings.simulator_verify_tls
-        ):
-            if not is_loopback(settings.aspen_simulator_url):
-                raise ServiceError(
-                    f"no simulator answers GET /health at {settings.aspen_simulator_url} (checked for 2 s); "
-                    "the mock stands in only for a loopback URL: a remote service is never replaced silently"
+    run_info: dict[str, Any] = {
+        "algorithm": args.algorithm,
+        "mode": args.mode,
+        "policy": None,
+        "simulator": settings.aspen_simulator_url,
+        "n_runners": args.n_runners,
+        "repeats": repeats,
+        "seed": args.seed,
+        "prompt": str(args.prompt) if args.prompt else "default (aspen_rl/agent/default_system_prompt.md)",
+        "reward_weights": settings.reward.model_dump(),
+    }
+    requested = _requested_splits(args, splits, repeats)
+    report: Any = None
+    lifecycle.on_timeout = lambda: _write_interrupted(report, output_dir, run_info, requested, lifecycle)
+    try:
+        with ExitStack() as stack:
+            if not is_healthy(
+                settings.aspen_simulator_url + "/health", timeout_s=2.0, verify=settings.simulator_verify_tls
+            ):
+                if not is_loopback(settings.aspen_simulator_url):
+                    raise ServiceError(
+                        f"no simulator answers GET /health at {settings.aspen_simulator_url} "
+                        "(checked for 2 s); the mock stands in only for a loopback URL: a remote "
+                        "service is never replaced silently"
+                    )
+                service = stack.enter_context(
+                    mock_simulator(
+                        output_dir / "simulator_results",
+                        log_path=output_dir / "simulator.log",
+                        client_timeout_s=settings.simulator_timeout_s,
+                    )
                 )
-            service = stack.enter_context(
-                mock_simulator(output_dir / "simulator_results", log_path=output_dir / "simulator.log")
-            )
-            console.print(f"No simulator at {settings.aspen_simulator_url}; started the mock: {service.url}")
-            settings = settings.model_copy(update={"aspen_simulator_url": service.url})
-        llm, policy = _policy(args, settings, splits, stack, output_dir)
-        console.print(f"Rollouts driven by: {policy}")
-        logger.info("policy: %s; simulator: %s", policy, settings.aspen_simulator_url)
+                console.print(
+                    f"No simulator at {settings.aspen_simulator_url}; started the mock: {service.url}"
+                )
+                settings = settings.model_copy(update={"aspen_simulator_url": service.url})
+                run_info["simulator"] = service.url
+            _warn_on_timeouts(settings, console)
+            llm, policy = _policy(args, settings, splits, stack, output_dir)
+            run_info["policy"] = policy
+            console.print(f"Rollouts driven by: {policy}")
+            logger.info("policy: %s; simulator: %s", policy, settings.aspen_simulator_url)
 
-        resources: dict[str, Any] = {"main_llm": llm} if llm is not None else {}
-        if prompt is not None:
-            from agentlightning import PromptTemplate
+            resources: dict[str, Any] = {"main_llm": llm} if llm is not None else {}
+            if prompt is not None:
+                from agentlightning import PromptTemplate
 
-            resources["system_prompt"] = PromptTemplate(template=prompt, engine="f-string")
-            logger.info("system prompt from %s (%d characters)", args.prompt, len(prompt))
+                resources["system_prompt"] = PromptTemplate(template=prompt, engine="f-string")
+                logger.info("system prompt from %s (%d characters)", args.prompt, len(prompt))
 
-        from aspen_rl.reporting import RunReport
+            from aspen_rl.reporting import RunReport
 
-        report = RunReport(output_dir, console)
-        algorithm = _build_algorithm(args, settings, resources, report, splits, repeats)
-        _train(args, settings, algorithm, splits)
-        summary = report.finish(
-            algorithm=args.algorithm,
-            mode=args.mode,
-            policy=policy,
-            simulator=settings.aspen_simulator_url,
-            n_runners=args.n_runners,
-            repeats=repeats,
-            seed=args.seed,
-            prompt=str(args.prompt) if args.prompt else "default (aspen_rl/agent/default_system_prompt.md)",
-            reward_weights=settings.reward.model_dump(),
+            report = RunReport(output_dir, console)
+            algorithm = _build_algorithm(args, settings, resources, report, splits, repeats)
+            _train(args, settings, algorithm, splits)
+    except KeyboardInterrupt:
+        lifecycle.note_keyboard_interrupt()  # our handler already set the signal; a bare Ctrl-C is SIGINT
+    if lifecycle.interrupted:
+        # Every service of the run is stopped by now (the ExitStack above has unwound).
+        logger.info("services stopped; writing the interrupted run's summary")
+        _write_interrupted(report, output_dir, run_info, requested, lifecycle)
+        logger.info("interrupted by %s; exit %d", lifecycle.signal_name, lifecycle.exit_code)
+        console.print(
+            f"[yellow]interrupted by {lifecycle.signal_name}:[/] partial run written to {output_dir} "
+            f"(summary.json marked interrupted); exit {lifecycle.exit_code}"
         )
+        return lifecycle.exit_code
+    summary = report.finish(requested=requested, **run_info)
     console.print(f"Run written to {output_dir} ({summary['rollouts']} rollouts)")
     if report.records and all(r.status != "ok" for r in report.records):
         console.print(
@@ -128,6 +171,57 @@ def _run(args: Any, console: Console) -> int:
         )
         return 1
     return 0
+
+
+def _warn_on_timeouts(settings: Settings, console: Console) -> None:
+    """Warn when the simulator's run budget + queue wait (its /health) is not below the client's timeout."""
+    import httpx
+
+    from aspen_rl.services import timeout_problem
+
+    try:
+        health = httpx.get(
+            settings.aspen_simulator_url + "/health", timeout=2.0, verify=settings.simulator_verify_tls
+        ).json()
+    except (httpx.HTTPError, ValueError):
+        return
+    problem = timeout_problem(settings.simulator_timeout_s, health if isinstance(health, dict) else {})
+    if problem:
+        logger.warning(problem)
+        console.print(f"[yellow]warning:[/] {escape(problem)}")
+
+
+def _requested_splits(args: Any, splits: TaskSplits, repeats: int) -> dict[str, int | None]:
+    """``{split: expected rollouts}`` of the run; the count is known for the baseline only."""
+    counts: dict[str, int] = {}
+    for default, tasks in (("train", splits.train), ("val", splits.val), ("test", splits.test)):
+        for task in tasks:
+            key = task.split or default
+            counts[key] = counts.get(key, 0) + 1
+    if args.algorithm == "baseline":
+        return {split: n * repeats for split, n in counts.items()}
+    return dict.fromkeys(counts)
+
+
+def _write_interrupted(
+    report: Any, output_dir: Path, run_info: dict[str, Any], requested: dict[str, int | None], lifecycle: Any
+) -> None:
+    """``summary.json`` of an interrupted run: what completed, what is missing, the signal."""
+    from aspen_rl.reporting import completion, write_summary
+
+    if report is not None:
+        report.finish(requested=requested, interrupted_by=lifecycle.signal_name, **run_info)
+        return
+    summary = {  # stopped before any rollout could run
+        "status": "interrupted",
+        "interrupted": True,
+        "signal": lifecycle.signal_name,
+        "rollouts": 0,
+        **run_info,
+        **completion([], requested),
+        "splits": {},
+    }
+    write_summary(output_dir, summary)
 
 
 TRAINED_ALGORITHMS = ("grpo", "verl")
@@ -331,7 +425,7 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
     from aspen_rl.agent import AspenLitAgent
     from aspen_rl.services import free_port
 
-    multiprocessing.set_start_method("fork", force=True)  # runners are forked (DESIGN.md)
+    multiprocessing.set_start_method("fork", force=True)  # Agent Lightning forks its runners
     agent = AspenLitAgent(settings)
     train, val, llm_proxy = splits.train, splits.val or None, None
     if args.algorithm == "verl":  # tasks as JSON rows; the agent holds the key of VERL's LLM proxy
@@ -349,7 +443,12 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
         tracer=tracer,
         runner=LitAgentRunner(tracer=tracer, poll_interval=0.1, interval_jitter=0.05),
         strategy=ClientServerExecutionStrategy(
-            n_runners=args.n_runners, server_host="127.0.0.1", server_port=free_port()
+            n_runners=args.n_runners,
+            server_host="127.0.0.1",
+            server_port=free_port(),
+            # Runners ignore SIGINT (aspen_rl.lifecycle): after the cooperative wait they get SIGTERM.
+            graceful_timeout=5.0,
+            terminate_timeout=3.0,
         ),
         llm_proxy=llm_proxy,
     )
@@ -389,5 +488,16 @@ def _configure_logging(log_file: Path) -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
+def run_cli() -> None:
+    """Entry point: run :func:`main` and exit with its code, skipping the interpreter's final full GC.
+
+    The run has stopped everything it started and flushed its files by then; a last collection of
+    the agent stack's large heap only delays the exit by seconds (``gc.freeze`` exempts it).
+    """
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli()

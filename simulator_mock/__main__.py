@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import signal
+import sys
+import time
+from contextlib import suppress
 from pathlib import Path
+from types import FrameType
 
+from simulator_mock.auth import bind_warning
 from simulator_mock.settings import Settings
+
+log = logging.getLogger("simulator_mock")
+SHUTDOWN_GRACE_S = 2.0
+"""Seconds in-flight requests get to finish after SIGTERM/SIGINT before they are cancelled."""
 
 
 def parse_args(argv: list[str] | None = None) -> Settings:
@@ -58,12 +70,39 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         "--timeout",
         type=float,
         default=defaults.request_timeout_s,
-        help="seconds before a simulation is abandoned",
+        help=(
+            f"per-run time budget in seconds (default {defaults.request_timeout_s:g}); a run past it fails "
+            "with Timeout. Keep budget + --queue-wait + 10 below the client's timeout"
+        ),
+    )
+    parser.add_argument(
+        "--queue-wait",
+        type=float,
+        default=defaults.queue_wait_s,
+        help=f"longest wait for a free worker before a 503 (default {defaults.queue_wait_s:g})",
+    )
+    parser.add_argument(
+        "--max-age",
+        type=float,
+        default=defaults.retention_max_age_s,
+        help="delete runs older than this many seconds; 0 = never (default 0)",
+    )
+    parser.add_argument(
+        "--token-file",
+        type=Path,
+        default=None,
+        help="file holding the shared X-Aspen-Token every request must carry (or SIMULATOR_MOCK_TOKEN)",
     )
     parser.add_argument("--log-level", default=defaults.log_level, help="uvicorn log level (default warning)")
     args = parser.parse_args(argv)
     if args.schema_dir is not None and not args.schema_dir.is_dir():
         parser.error(f"--schema-dir {args.schema_dir}: no such folder")
+    token = defaults.token
+    if args.token_file is not None:
+        try:
+            token = args.token_file.read_text(encoding="utf-8").strip()  # type: ignore[assignment]
+        except OSError as exc:
+            parser.error(f"--token-file: {exc}")
     return Settings(
         host=args.host,
         port=args.port,
@@ -73,25 +112,84 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         workers=args.workers,
         max_body_bytes=args.max_body_bytes,
         request_timeout_s=args.timeout,
+        queue_wait_s=args.queue_wait,
+        retention_max_age_s=args.max_age,
+        token=token,
         log_level=args.log_level,
     )
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Parse flags and serve until interrupted."""
+def main(argv: list[str] | None = None) -> int:
+    """Parse flags and serve until interrupted; returns the exit code.
+
+    Exit codes: 0 after a normal shutdown, 130 after SIGINT, 143 after SIGTERM (uvicorn shuts the
+    server down gracefully first), 1 when the server could not start. On every path the engine
+    workers and multiprocessing's resource tracker are stopped before the process exits.
+    """
     settings = parse_args(argv)
+    warning = bind_warning(settings.host, settings.token is not None)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     import uvicorn
 
     from simulator_mock.app import create_app
 
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        access_log=False,
-    )
+    app = create_app(settings)
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        # uvicorn re-raises the signal that stopped it once it has shut down: end here, cleanly.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the cleanup
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        uvicorn.run(
+            app,
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level,
+            access_log=False,
+            # Requests still running this long after the signal are cancelled: their runs stop at
+            # the engine's next time check instead of holding the shutdown for a whole run budget.
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+        )
+    finally:
+        app.state.service.stop()
+        stop_resource_tracker()
+    return 0
+
+
+def stop_resource_tracker(timeout_s: float = 3.0) -> None:
+    """Stop multiprocessing's resource tracker of this process (it ignores SIGINT and SIGTERM).
+
+    It exits once every holder of its pipe has closed it; our workers are gone by now, so closing
+    ours ends it. If it lingers past ``timeout_s`` it is killed.
+    """
+    from multiprocessing import resource_tracker
+
+    tracker = resource_tracker._resource_tracker
+    pid, fd = getattr(tracker, "_pid", None), getattr(tracker, "_fd", None)
+    if pid is None or fd is None:
+        return
+    with suppress(OSError):
+        os.close(fd)
+    tracker._fd = None
+    deadline = time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < deadline:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                break
+            time.sleep(0.02)
+        else:
+            log.warning("resource tracker %d did not stop; killing it", pid)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    tracker._pid = None
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -21,15 +21,17 @@ import asyncio
 import logging
 import multiprocessing
 import re
+import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, Response
@@ -37,6 +39,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from simulator_mock import __version__
+from simulator_mock.auth import TokenAuth
+from simulator_mock.cancellation import CancelSlots, busy, init_cancellable_worker, run_cancellable
+from simulator_mock.disconnect import CancelOnDisconnect
+from simulator_mock.openapi import install_openapi
+from simulator_mock.retention import Retention, cap_stored_file
 from simulator_mock.schema_registry import BLOCK_TYPES, SchemaCatalog
 from simulator_mock.settings import Settings
 from simulator_mock.worker import (
@@ -48,7 +55,6 @@ from simulator_mock.worker import (
     answer_json,
     init_worker,
     read_result_file,
-    simulate_request,
     warm,
 )
 
@@ -130,7 +136,8 @@ class PayloadTooLarge(Exception):
 
 
 class Service:
-    """State of a running service: settings, served schemas, engine executor, in-memory results."""
+    """State of a running service: settings, served schemas, engine executor, in-memory results,
+    cancel slots of the runs in flight, retention of the results folder."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -146,6 +153,10 @@ class Service:
         self.warm = False
         self.threads_only = settings.workers == 0
         self.crashes = 0
+        self.slots: CancelSlots | None = None
+        # The run count is bounded by prune() (max_runs_kept); the sweep adds the age limit and the
+        # folder's size for /health.
+        self.retention = Retention(self.results_root, max_runs=0, max_age_s=settings.retention_max_age_s)
 
     def start(self) -> None:
         """Start the engine pool and warm its workers up in the background."""
@@ -154,6 +165,7 @@ class Service:
             stems = (p.name[len("config_") : -len(".json")] for p in self.results_root.glob("config_*.json"))
             self.kept.extend(sorted(s for s in stems if RUN_ID_FORMAT.match(s)))
             self.prune()
+        self.retention.sweep(force=True)
         self.executor = self._new_executor()
         self.warm = False
         count = 1 if self.threads_only else self.settings.workers
@@ -166,19 +178,44 @@ class Service:
             future.add_done_callback(done)
 
     def _new_executor(self) -> Executor:
+        size = self.settings.max_in_flight
         if self.threads_only:
+            self.slots = CancelSlots(size)
             return ThreadPoolExecutor(max_workers=1, initializer=init_worker, thread_name_prefix="engine")
+        context = multiprocessing.get_context("spawn")
+        self.slots = CancelSlots(size, context)
         return ProcessPoolExecutor(
             max_workers=self.settings.workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=init_worker,
+            mp_context=context,
+            initializer=init_cancellable_worker,
+            initargs=(self.slots.flags,),
         )
 
-    def stop(self) -> None:
-        """Shut the pool down."""
-        if self.executor is not None:
-            self.executor.shutdown(wait=False, cancel_futures=True)
-            self.executor = None
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Stop the pool: cancel queued and running runs, wait for the workers, terminate stragglers.
+
+        Safe to call twice and from every exit path (lifespan end, signal, start-up failure).
+        """
+        executor, self.executor = self.executor, None
+        if executor is None:
+            return
+        if self.slots is not None:
+            for slot in range(len(self.slots.flags)):
+                self.slots.flags[slot] = 1  # running runs stop at their next time check
+        workers = getattr(executor, "_processes", None)  # ProcessPoolExecutor: {pid: Process}
+        processes = list(workers.values()) if isinstance(workers, dict) else []
+        executor.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + timeout_s
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+        for process in processes:
+            if process.is_alive():
+                log.warning("engine worker %s did not stop; terminating it", process.pid)
+                process.terminate()
+                process.join(2.0)
+            if process.is_alive():
+                process.kill()
+                process.join(1.0)
 
     def _ensure_started(self) -> Executor:
         """The engine pool; started here, in thread mode, for an app used without lifespan events."""
@@ -198,18 +235,51 @@ class Service:
     async def simulate(self, body: bytes) -> Outcome | Response:
         """Run one simulation in the pool; a crashed pool is replaced and the run reported as failed.
 
+        Bounded: the engine stops itself at ``request_timeout_s`` (a Timeout failure: the config's
+        fault); a run not started within ``queue_wait_s``, or beyond ``max_in_flight``, is answered
+        503 (never started, safe to retry). If the caller is cancelled (the client disconnected:
+        see :mod:`simulator_mock.disconnect`) the run's cancel flag stops it at its next time check.
+
         The pool normally starts with the app's lifespan. An app used without one (embedded behind
         ``httpx.ASGITransport``, which sends no lifespan events) simulates in a thread of its own process
         instead of starting child processes.
         """
         executor = self._ensure_started()
+        assert self.slots is not None
+        slots = self.slots
+        slot = slots.acquire()
+        if slot is None:
+            return busy(f"{self.settings.max_in_flight} runs already in flight")
         loop = asyncio.get_running_loop()
         limit = self.settings.request_timeout_s
-        future = loop.run_in_executor(executor, simulate_request, body, str(self.results_root), limit)
+        wait = self.settings.queue_wait_s
+        try:
+            concurrent = executor.submit(
+                run_cancellable,
+                slot,
+                time.time() + wait,
+                body,
+                str(self.results_root),
+                limit,
+                slots.flags if self.threads_only else None,
+            )
+        except RuntimeError:  # the pool is shutting down
+            slots.release(slot)
+            return busy("the service is stopping")
+        concurrent.add_done_callback(lambda _: slots.release(slot))
+        future = asyncio.wrap_future(concurrent, loop=loop)
         try:  # the engine stops itself at the limit; the extra seconds cover a queue wait
-            outcome = await asyncio.wait_for(future, limit + 30.0)
+            outcome = await asyncio.wait_for(asyncio.shield(future), limit + wait + 10.0)
         except TimeoutError:
-            return run_failure("Timeout", f"no answer from the engine after {limit + 30:g} s; abandoned")
+            slots.cancel(slot)
+            return run_failure(
+                "Timeout", f"no answer from the engine after {limit + wait + 10:g} s; cancelled"
+            )
+        except asyncio.CancelledError:
+            if not concurrent.cancel():  # already queued to or running in a worker
+                slots.cancel(slot)
+            log.info("client went away; run in slot %d cancelled", slot)
+            raise
         except BrokenExecutor:
             self._pool_broke()
             return run_failure("InternalError", "engine worker crashed")
@@ -220,6 +290,7 @@ class Service:
             self.results[outcome.run_id] = outcome.results
             while len(self.results) > self.settings.results_cache_size:
                 self.results.popitem(last=False)
+        await asyncio.to_thread(self._after_run, outcome)
         return outcome
 
     def prune(self) -> None:
@@ -232,6 +303,31 @@ class Service:
                     (self.results_root / pattern.format(run_id)).unlink(missing_ok=True)
                 except OSError as exc:
                     log.warning("could not delete %s of run %s: %s", pattern, run_id, exc)
+
+    def _after_run(self, outcome: Outcome) -> None:
+        """Cap the stored copy of the request body and apply the retention policy."""
+        cap = self.settings.max_stored_input_bytes
+        if cap:
+            with suppress(orjson.JSONDecodeError, TypeError, AttributeError):
+                answer = orjson.loads(outcome.body)
+                for key in ("config_file_path", "aspen_file_path"):
+                    path = answer.get(key)
+                    if isinstance(path, str) and path.endswith(".json"):
+                        cap_stored_file(Path(path), cap)
+        self.retention.sweep()
+
+    def health_extras(self) -> dict[str, Any]:
+        """What /health adds to the contract's keys: load and the results folder's size."""
+        stats = self.retention.stats
+        return {
+            "in_flight": self.slots.in_flight if self.slots is not None else 0,
+            "cancelled_runs": self.slots.cancelled if self.slots is not None else 0,
+            "run_budget_s": self.settings.request_timeout_s,
+            "queue_wait_s": self.settings.queue_wait_s,
+            "results_dir_bytes": stats.bytes,
+            "results_dir_runs": stats.runs,
+            "retention_deleted_runs": stats.deleted_runs,
+        }
 
     async def read_results(self, run_id: str) -> bytes | None:
         """Results document of a run (its ``output_<run_id>.json``) from memory or disk; None if unknown."""
@@ -310,7 +406,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         status = exc.status_code if exc.status_code < 500 else 422
-        return error_response(status, f"{request.method} {request.url.path}: {exc.detail}")
+        response = error_response(status, f"{request.method} {request.url.path}: {exc.detail}")
+        response.headers.update(exc.headers or {})  # 405 names the allowed methods (Allow)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def request_error(request: Request, exc: RequestValidationError) -> Response:
@@ -329,6 +427,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "version": __version__,
                 "workers": settings.workers,
                 "warm": service.warm,
+                **service.health_extras(),
             }
         )
 
@@ -458,5 +557,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             }
         )
 
+    app.add_middleware(CancelOnDisconnect, paths=frozenset({"/run-aspen-simulation"}))
     app.add_middleware(NeverFail)
+    token = settings.token.get_secret_value() if settings.token is not None else ""
+    if token:
+        app.add_middleware(TokenAuth, token=token)
+    install_openapi(app, token=bool(token))
     return app

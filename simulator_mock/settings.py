@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -42,7 +42,32 @@ class Settings(BaseSettings):
     )
     max_body_bytes: int = Field(1024 * 1024, gt=0, description="Largest accepted request body (bytes).")
     request_timeout_s: float = Field(
-        120.0, gt=0, description="A simulation still running after this is reported failed."
+        30.0,
+        gt=0,
+        description=(
+            "Per-run time budget (s): a simulation still running after this fails with error Timeout, "
+            "the config's fault. Keep run budget + queue_wait_s + 10 below the client's timeout "
+            "(aspen_rl simulator_timeout_s, 90 by default) so a slow config is scored, not lost."
+        ),
+    )
+    queue_wait_s: float = Field(
+        20.0,
+        gt=0,
+        description="Longest wait (s) for a free engine worker; a run not started by then gets 503 (retry).",
+    )
+    max_in_flight: int = Field(
+        64, ge=1, le=4096, description="Runs queued or running at once; more get 503 (retry)."
+    )
+    retention_max_age_s: float = Field(
+        0.0, ge=0, description="Runs older than this (s) are deleted (0 = no age limit)."
+    )
+    max_stored_input_bytes: int = Field(
+        64 * 1024,
+        ge=0,
+        description="Stored copies of request bodies larger than this are replaced by a note (0 = no cap).",
+    )
+    token: SecretStr | None = Field(
+        None, description="Shared token every request but GET /health must carry in X-Aspen-Token."
     )
     max_runs_kept: int = Field(
         10000,

@@ -15,7 +15,7 @@ from rich.console import Console
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting.console import rollout_progress, summary_table
 from aspen_rl.reporting.plots import plot_reward_distribution
-from aspen_rl.reporting.summary import summarize
+from aspen_rl.reporting.summary import completion, summarize
 
 ROLLOUTS_FILE = "rollouts.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -60,21 +60,48 @@ class RunReport:
             yield on_record
         self.phases_s[description] = self.phases_s.get(description, 0.0) + time.perf_counter() - start
 
-    def finish(self, **run_info: Any) -> dict[str, Any]:
-        """Write ``summary.json`` and the reward plot, print the table; returns the summary."""
-        summary = {
+    def finish(
+        self,
+        *,
+        requested: dict[str, int | None] | None = None,
+        interrupted_by: str | None = None,
+        **run_info: Any,
+    ) -> dict[str, Any]:
+        """Write ``summary.json`` and the reward plot, print the table; returns the summary.
+
+        Args:
+            requested: ``{split: expected rollouts or None}`` the run was asked for; the summary
+                then says which splits completed, are incomplete or missing.
+            interrupted_by: The signal name that stopped the run (``"SIGINT"``, ``"SIGTERM"``); the
+                summary is then marked ``status: interrupted``.
+            **run_info: Anything else to record (algorithm, policy, seed...).
+        """
+        summary: dict[str, Any] = {
+            "status": "interrupted" if interrupted_by else "complete",
+            "interrupted": interrupted_by is not None,
             "rollouts": len(self.records),
             **run_info,
             "phases_s": self.phases_s,
-            "splits": summarize(self.records),
         }
-        (self.output_dir / SUMMARY_FILE).write_text(
-            json.dumps(summary, indent=2, ensure_ascii=False), "utf-8"
-        )
+        if interrupted_by:
+            summary["signal"] = interrupted_by
+        if requested is not None:
+            summary.update(completion(self.records, requested))
+        summary["splits"] = summarize(self.records)
+        write_summary(self.output_dir, summary)
         if self.records:
             plot_reward_distribution(self.records, self.output_dir / PLOT_FILE)
         self.console.print(summary_table(summary["splits"]))
         return summary
+
+
+def write_summary(output_dir: Path, summary: dict[str, Any]) -> Path:
+    """Write ``summary.json`` atomically (a reader never sees half a file, even if the run is killed)."""
+    path = output_dir / SUMMARY_FILE
+    partial = path.with_suffix(".json.tmp")
+    partial.write_text(json.dumps(summary, indent=2, ensure_ascii=False), "utf-8")
+    partial.replace(path)
+    return path
 
 
 def load_records(path: Path) -> list[RolloutRecord]:

@@ -41,3 +41,35 @@ def summarize(records: Iterable[RolloutRecord]) -> dict[str, dict[str, Any]]:
         split: {tier: stats(tiers[tier]) for tier in sorted(tiers, key=lambda t: (order.get(t, 5), t))}
         for split, tiers in by_split.items()
     }
+
+
+def completion(records: Iterable[RolloutRecord], requested: dict[str, int | None]) -> dict[str, Any]:
+    """Which requested splits a run finished, which it left incomplete and which it never reached.
+
+    Args:
+        records: The rollouts the run recorded.
+        requested: ``{split: expected rollout count}`` (``None`` when the algorithm decides the count,
+            e.g. prompt optimization; then a split is complete once it has any record).
+
+    Returns:
+        ``{"requested_splits", "completed_splits", "incomplete_splits": {split: {expected, recorded}},
+        "missing_splits"}`` in the order the splits were requested.
+    """
+    counts: dict[str, int] = defaultdict(int)
+    for record in records:
+        counts[record.split] += 1
+    completed, incomplete, missing = [], {}, []
+    for split, expected in requested.items():
+        recorded = counts.get(split, 0)
+        if recorded == 0:
+            missing.append(split)
+        elif expected is not None and recorded < expected:
+            incomplete[split] = {"expected": expected, "recorded": recorded}
+        else:
+            completed.append(split)
+    return {
+        "requested_splits": list(requested),
+        "completed_splits": completed,
+        "incomplete_splits": incomplete,
+        "missing_splits": missing,
+    }

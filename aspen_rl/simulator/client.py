@@ -24,6 +24,9 @@ logger = logging.getLogger(__name__)
 SCHEMA_FORMATS = ("json", "list")
 # Statuses of a run answer that carries the run's outcome: 200 success, 201 the simulation failed.
 _RUN_ANSWER_STATUSES = frozenset({200, 201})
+# The mock answers 503 to a run it refused before starting it (busy): retried even for a run.
+_NOT_STARTED = 503
+TOKEN_HEADER = "X-Aspen-Token"
 
 
 class SimulatorClient:
@@ -42,17 +45,19 @@ class SimulatorClient:
         backoff_s: Delay before the first retry; doubles on each further retry.
         verify_tls: Verify HTTPS certificates (set false for a self-signed real service).
         transport: Optional httpx transport (``httpx.ASGITransport(app)`` runs the mock in-process).
+        token: Shared token sent as ``X-Aspen-Token`` (a mock bound beyond loopback may require it).
     """
 
     def __init__(
         self,
         base_url: str = "http://localhost:8002",
         *,
-        timeout_s: float = 60.0,
+        timeout_s: float = 90.0,
         retries: int = 2,
         backoff_s: float = 0.5,
         verify_tls: bool = True,
         transport: httpx.AsyncBaseTransport | None = None,
+        token: str | None = None,
     ) -> None:
         if timeout_s <= 0:
             raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
@@ -71,7 +76,7 @@ class SimulatorClient:
             timeout=httpx.Timeout(self.timeout_s),
             verify=verify_option(verify_tls),
             transport=transport,
-            headers={"Accept": "application/json"},
+            headers={"Accept": "application/json", **({TOKEN_HEADER: token} if token else {})},
         )
 
     @classmethod
@@ -82,6 +87,7 @@ class SimulatorClient:
             "retries": settings.simulator_retries,
             "backoff_s": settings.simulator_backoff_s,
             "verify_tls": settings.simulator_verify_tls,
+            "token": settings.simulator_token.get_secret_value() if settings.simulator_token else None,
         }
         options.update(kwargs)
         return cls(settings.aspen_simulator_url, **options)
@@ -127,7 +133,7 @@ class SimulatorClient:
                 if not idempotent:
                     raise SimulatorUnavailable(url, self.timeout_s, attempt + 1, last_cause) from exc
                 continue
-            if response.status_code >= 500 and idempotent:
+            if response.status_code >= 500 and (idempotent or response.status_code == _NOT_STARTED):
                 last_cause = f"HTTP {response.status_code}"
                 continue
             return response

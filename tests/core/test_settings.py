@@ -49,7 +49,7 @@ def test_precedence_cli_env_dotenv_yaml_default(tmp_path: Path, monkeypatch: pyt
     assert s.simulator_retries == 4  # .env > YAML
     assert s.max_tool_iterations == 7  # YAML > default
     assert s.rollout_timeout_s == 600  # default
-    assert s.llm_retries == 2  # a None override (unset flag) does not mask lower sources
+    assert s.llm_retries == 1  # a None override (unset flag) does not mask lower sources
 
     assert load_settings(yaml_file, env_file=dotenv).model == "env-model"
     monkeypatch.delenv("MODEL")

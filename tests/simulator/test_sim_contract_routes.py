@@ -32,7 +32,16 @@ from simulator_mock.workbook import NOT_WRITTEN, sheets, xlsx_bytes
 # ---- the real service's answers -------------------------------------------------------------------
 
 HEALTH = {"status", "timestamp", "aspen_available"}
-HEALTH_EXTRAS = {"simulator", "engine", "version", "workers", "warm"}
+HEALTH_EXTRAS = {"simulator", "engine", "version", "workers", "warm"} | {
+    # load, bounds and the results folder (issue 14)
+    "in_flight",
+    "cancelled_runs",
+    "run_budget_s",
+    "queue_wait_s",
+    "results_dir_bytes",
+    "results_dir_runs",
+    "retention_deleted_runs",
+}
 SCHEMA_FOUND = {"success", "requested", "found", "schemas"}
 SCHEMA_PARTIAL = SCHEMA_FOUND | {"not_found", "message"}
 SCHEMA_LISTING = {"success", "count", "schemas"}
@@ -292,7 +301,11 @@ def test_bad_bodies_are_config_failures(client: TestClient, body: bytes, error_c
     answer = response.json()
     assert set(answer) == RUN_FAILURE | RUN_FAILURE_EXTRAS
     assert (answer["error_type"], answer["error_code"]) == (CONFIG_FAILED, error_code)
-    assert Path(answer["config_file_path"]).read_bytes() == body  # kept as received
+    stored = Path(answer["config_file_path"]).read_bytes()
+    if len(body) <= Settings().max_stored_input_bytes:
+        assert stored == body  # kept as received
+    else:  # a stored copy is capped (issue 14): a note with the original size and hash
+        assert json.loads(stored)["original_bytes"] == len(body)
 
 
 @pytest.mark.parametrize("body", [b"", b"  \n", b"{}", b"[]", b"null", b"0", b'""', b"false"])

@@ -1,0 +1,179 @@
+"""Bounded work in the mock: the per-run budget is the agent's failure, abandoned runs stop, results are
+retained within a bound, and the shared token is checked."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from reliability_helpers import Mock, slow_recycle
+
+from aspen_rl.agent.lit_agent import _infrastructure_error
+from aspen_rl.simulator.client import SimulatorClient
+from aspen_rl.tools import build_tools
+from aspen_rl.trace import RunTrace
+from simulator_mock.app import create_app
+from simulator_mock.auth import TOKEN_HEADER, bind_warning
+from simulator_mock.examples import heater
+from simulator_mock.retention import Retention, cap_stored_file
+from simulator_mock.settings import Settings
+
+
+def in_process(tmp_path: Path, **settings: object) -> httpx.ASGITransport:
+    """The app in this process (simulations in one thread of it), reached without sockets."""
+    app = create_app(Settings(workers=0, results_dir=tmp_path / "results", **settings))
+    return httpx.ASGITransport(app=app)
+
+
+async def test_a_config_past_the_run_budget_is_the_agents_scored_failure(tmp_path: Path) -> None:
+    transport = in_process(tmp_path, request_timeout_s=0.3)
+    async with SimulatorClient("http://mock", timeout_s=30, retries=0, transport=transport) as client:
+        trace = RunTrace()
+        _, run_simulation, _ = build_tools(client, trace)
+        started = time.monotonic()
+        answer = await run_simulation(config=json.dumps(slow_recycle()))
+        elapsed = time.monotonic() - started
+    assert elapsed < 15  # answered by the budget, long before the client's timeout
+    assert '"success":false' in answer.replace(" ", "") and "Timeout" in answer
+    (call,) = trace.calls
+    assert not call.ok and "Timeout" in (call.error or "")
+    # Not an infrastructure error: the rollout is scored (the agent wrote a config that cannot finish).
+    assert _infrastructure_error(trace) is None
+
+
+def test_client_timeout_exceeds_the_mock_budget_by_a_margin() -> None:
+    from aspen_rl.services import mock_bounds, timeout_problem
+    from aspen_rl.settings import Settings as RLSettings
+
+    mock, client = Settings(), RLSettings().simulator_timeout_s
+    assert client >= mock.request_timeout_s + mock.queue_wait_s + 10
+    assert mock_bounds(client) == (mock.request_timeout_s, mock.queue_wait_s)
+    # A user who lowers the client's timeout gets a mock fitted under it when the run starts one...
+    budget, wait = mock_bounds(20.0)
+    assert budget + wait + 10 <= 20.0
+    # ...and a warning naming both numbers when an already-running simulator's bounds do not fit.
+    health = {"run_budget_s": 30.0, "queue_wait_s": 20.0}
+    assert timeout_problem(90.0, health) is None
+    assert "run budget 30" in (timeout_problem(45.0, health) or "")
+    assert timeout_problem(5.0, {"status": "ok"}) is None  # the real service reports no bounds
+
+
+@pytest.mark.slow
+def test_an_abandoned_request_stops_its_run(tmp_path: Path) -> None:
+    mock = Mock(tmp_path, "--workers", "1", "--timeout", "60")
+    try:
+        mock.wait_healthy(warm=True)
+        with pytest.raises(httpx.ReadTimeout):  # the client gives up after 1 s and hangs up
+            httpx.post(mock.url + "/run-aspen-simulation", json=slow_recycle(), timeout=1.0)
+        hung_up = time.monotonic()
+        while True:
+            health = httpx.get(mock.url + "/health", timeout=2).json()
+            if health["in_flight"] == 0:
+                break
+            assert time.monotonic() - hung_up < 5, f"the abandoned run still holds the worker: {health}"
+            time.sleep(0.05)
+        assert health["cancelled_runs"] == 1
+        # The only worker is free again: a normal run is answered at once, not after ~20 s.
+        started = time.monotonic()
+        answer = httpx.post(mock.url + "/run-aspen-simulation", json=heater(), timeout=30)
+        assert answer.json()["success"] is True
+        assert time.monotonic() - started < 5
+    finally:
+        mock.kill()
+
+
+def test_retention_keeps_the_newest_runs_and_reports_the_size(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    folder.mkdir()
+    now = time.time()
+    ids = [f"20261122_2100{i:02d}_{i:012x}" for i in range(5)]
+    for i, run_id in enumerate(ids):
+        for name in (f"config_{run_id}.json", f"aspen_result_export_{run_id}.xlsx"):
+            (folder / name).write_bytes(b"x" * 100)
+            os.utime(folder / name, (now - 100 + i, now - 100 + i))
+    (folder / "README.txt").write_bytes(b"y" * 10)  # not a run's file: counted, never deleted
+    os.utime(folder / "README.txt", (now - 1000, now - 1000))
+    stats = Retention(folder, max_runs=3).sweep(force=True)
+    names = {p.name for p in folder.iterdir()}
+    expected = {f"config_{i}.json" for i in ids[2:]} | {f"aspen_result_export_{i}.xlsx" for i in ids[2:]}
+    assert names == expected | {"README.txt"}
+    assert (stats.runs, stats.bytes, stats.deleted_runs) == (3, 610, 2)
+    # An age limit deletes the old runs whatever the count.
+    for name in (f"config_{ids[4]}.json", f"aspen_result_export_{ids[4]}.xlsx"):
+        os.utime(folder / name, (now, now))
+    Retention(folder, max_runs=0, max_age_s=50).sweep(force=True)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        ["README.txt", f"config_{ids[4]}.json", f"aspen_result_export_{ids[4]}.xlsx"]
+    )
+
+
+def test_stored_input_is_capped(tmp_path: Path) -> None:
+    big = tmp_path / "x_input.json"
+    big.write_text('{"notes": "' + "y" * 100_000 + '"}')
+    assert cap_stored_file(big, 4096)
+    assert big.stat().st_size <= 4096
+    note = json.loads(big.read_text())
+    assert note["truncated"] is True and note["original_bytes"] > 100_000
+    assert not cap_stored_file(big, 4096)  # small files are left alone
+
+
+async def test_service_applies_retention_and_reports_the_folder_in_health(tmp_path: Path) -> None:
+    transport = in_process(tmp_path, max_runs_kept=2, max_stored_input_bytes=2048)
+    async with httpx.AsyncClient(transport=transport, base_url="http://mock") as http:
+        # A body padded to 50 kB (valid JSON): simulated from the full body, its stored copy capped.
+        body = json.dumps(heater()) + " " * 50_000
+        for _ in range(3):
+            response = await http.post(
+                "/run-aspen-simulation", content=body, headers={"content-type": "application/json"}
+            )
+            answer = response.json()
+            assert answer["success"] is True, answer
+            for key in ("config_file_path", "aspen_file_path"):
+                path = answer.get(key)
+                if isinstance(path, str) and path.endswith(".json"):
+                    assert Path(path).stat().st_size <= 2048
+        transport.app.state.service.retention.sweep(force=True)  # sweeps are throttled (5 s)
+        health = (await http.get("/health")).json()
+    assert health["results_dir_runs"] <= 2
+    on_disk = sum(p.stat().st_size for p in (tmp_path / "results").rglob("*") if p.is_file())
+    assert health["results_dir_bytes"] == on_disk
+
+
+async def test_token_is_required_when_configured(tmp_path: Path) -> None:
+    transport = in_process(tmp_path, token="s3cret")
+    async with httpx.AsyncClient(transport=transport, base_url="http://mock") as http:
+        assert (await http.get("/health")).status_code == 200  # the liveness probe stays open
+        refused = await http.get("/api/schema/list")
+        assert refused.status_code == 401 and TOKEN_HEADER in refused.json()["error"]
+        wrong = await http.get("/api/schema/list", headers={TOKEN_HEADER: "guess"})
+        assert wrong.status_code == 401
+        assert (await http.get("/api/schema/list", headers={TOKEN_HEADER: "s3cret"})).status_code == 200
+    async with SimulatorClient("http://mock", transport=transport, token="s3cret") as client:
+        assert await client.list_schemas()
+
+
+async def test_no_token_by_default(tmp_path: Path) -> None:
+    async with httpx.AsyncClient(transport=in_process(tmp_path), base_url="http://mock") as http:
+        assert (await http.get("/api/schema/list")).status_code == 200
+
+
+def test_token_from_aspen_rl_settings_reaches_the_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    from aspen_rl.settings import load_settings
+
+    monkeypatch.setenv("ASPEN_SIMULATOR_TOKEN", "s3cret")
+    settings = load_settings(env_file=None)
+    assert "s3cret" not in repr(settings) and "s3cret" not in str(settings.redacted())
+    client = SimulatorClient.from_settings(settings)
+    assert client._http.headers[TOKEN_HEADER] == "s3cret"
+
+
+def test_non_loopback_bind_warns() -> None:
+    assert bind_warning("127.0.0.1", token_set=False) is None
+    assert bind_warning("localhost", token_set=False) is None
+    open_warning = bind_warning("0.0.0.0", token_set=False)
+    assert open_warning and "WITHOUT authentication" in open_warning
+    assert TOKEN_HEADER in (bind_warning("0.0.0.0", token_set=True) or "")
