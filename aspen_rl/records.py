@@ -22,12 +22,18 @@ class ToolCallSummary(BaseModel):
 
 
 class RewardScores(BaseModel):
-    """The reward breakdown of a rollout (each in [0, 1])."""
+    """The reward of a rollout: total and dimensions (each in [0, 1]) and the sub-scores behind them.
+
+    ``details`` holds the reward function's named sub-scores and counts (for the shipped reward:
+    ``targets.met``, ``values.reported``, ``numbers.grounded``, ``numbers.hallucinated``,
+    ``calls.failed``, ``calls.invalid``... see :mod:`aspen_rl.reward.aspen`).
+    """
 
     total: float = 0.0
     completion: float = 0.0
     tool_efficiency: float = 0.0
     response_quality: float = 0.0
+    details: dict[str, float] = Field(default_factory=dict)
 
 
 class RolloutTiming(BaseModel):

@@ -24,7 +24,7 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
-from aspen_rl.reward import RewardWeights
+from aspen_rl.reward.base import RewardWeights
 from aspen_rl.yaml_files import read_mapping
 
 DEFAULT_CONFIG_PATH = Path("configs/default.yaml")
@@ -76,7 +76,9 @@ class Settings(BaseSettings):
         clear_schema_after_run: Once a simulation has succeeded, show the model its earlier schema
             answers as a one-line stub (they stay in the trace); keeps later prompts short.
         rollout_timeout_s: Wall-clock cap of one rollout.
-        reward: Reward weights.
+        reward: Reward weights (of the shipped reward).
+        reward_fn: A custom reward as ``"module:callable"`` (env ``ASPEN_RL_REWARD_FN``), a
+            :class:`~aspen_rl.reward.RewardFn`; ``None`` uses the shipped reward with ``reward``.
         output_dir: Where run reports go.
         models_dir: Where prompts, checkpoints and adapters are written.
         data_dir: Folder of the task splits.
@@ -120,6 +122,7 @@ class Settings(BaseSettings):
     clear_schema_after_run: bool = True
     rollout_timeout_s: float = Field(default=600.0, gt=0)
     reward: RewardWeights = Field(default_factory=RewardWeights)
+    reward_fn: str | None = Field(default=None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
     output_dir: Path = Path("runs")
     models_dir: Path = Path("models")
     data_dir: Path = Path("data")

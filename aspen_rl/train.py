@@ -93,6 +93,7 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
     splits = _load_tasks(args, settings)
     repeats = args.repeats or settings.algorithms.baseline.repeats
     prompt = _read_prompt(args.prompt)
+    local_model = _local_model(args, settings)
 
     from aspen_rl.services import is_healthy, is_loopback, mock_simulator
 
@@ -134,7 +135,7 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
                 settings = settings.model_copy(update={"aspen_simulator_url": service.url})
                 run_info["simulator"] = service.url
             _warn_on_timeouts(settings, console)
-            llm, policy = _policy(args, settings, splits, stack, output_dir)
+            llm, policy = _policy(args, settings, splits, stack, output_dir, local_model)
             run_info["policy"] = policy
             console.print(f"Rollouts driven by: {policy}")
             logger.info("policy: %s; simulator: %s", policy, settings.aspen_simulator_url)
@@ -247,16 +248,55 @@ def _resolve_mode(args: Any) -> str:
     return args.mode
 
 
+def _local_model(args: Any, settings: Settings) -> Path | None:
+    """``--model PATH`` naming a local model, adapter or GRPO checkpoint for baseline / prompt_opt.
+
+    Checked before any service starts (no torch import): a path that is none of these is a usage error.
+    A model *name* (no such path) keeps its meaning: the model of the configured endpoint.
+    """
+    if args.algorithm in TRAINED_ALGORITHMS or not args.model or settings.model_api_url:
+        return None
+    path = Path(args.model).expanduser()
+    looks_like_path = path.exists() or args.model.startswith((".", "/", "~")) or args.model.endswith("/")
+    if not looks_like_path:
+        return None
+    from aspen_rl.serve import resolve_model
+
+    try:
+        resolve_model(path)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from exc
+    return path
+
+
 def _policy(
-    args: Any, settings: Settings, splits: TaskSplits, stack: ExitStack, output_dir: Path
+    args: Any,
+    settings: Settings,
+    splits: TaskSplits,
+    stack: ExitStack,
+    output_dir: Path,
+    local_model: Path | None = None,
 ) -> tuple[Any, str]:
     """The ``LLM`` resource that drives rollouts and a description of it for logs and the summary.
 
-    Weight-training algorithms publish their own policy endpoint (``None`` here); otherwise the
+    Weight-training algorithms publish their own policy endpoint (``None`` here); otherwise a local
+    model (``--model PATH``, served on a loopback OpenAI-compatible endpoint for the run), the
     configured model endpoint, else the offline scripted policy started for the run.
     """
     if args.algorithm in TRAINED_ALGORITHMS:
         return None, f"the policy being trained by {args.algorithm}"
+    if local_model is not None:
+        from aspen_rl.serve import start_local_model_server
+
+        grpo = getattr(settings.algorithms, "grpo", None) or {}  # the local server shares GRPO's knobs
+        url, stop = start_local_model_server(
+            local_model,
+            chat_template=grpo.get("chat_template"),
+            threads=int(grpo.get("cpu_threads", 0)),
+            model_name="local-model",
+        )
+        stack.callback(stop)
+        return _llm_resource(url, "local-model", proxy=False), f"local model {local_model} served at {url}"
     if settings.model_api_url:
         return (
             _llm_resource(settings.model_api_url, settings.model, proxy=False),

@@ -10,11 +10,12 @@ from typing import Any
 
 from agentlightning import LitAgent, emit_object, emit_reward
 
+from aspen_rl.agent.attempts import record_attempts
 from aspen_rl.agent.context import SchemaClearingContext
 from aspen_rl.agent.model_client import build_model_client, resolve_llm
 from aspen_rl.agent.prompts import system_prompt_from
 from aspen_rl.records import RewardScores, RolloutRecord, RolloutTiming, ToolCallSummary
-from aspen_rl.reward import compute_reward
+from aspen_rl.reward import AspenReward, RewardFn, load_reward_fn
 from aspen_rl.settings import Settings
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.tasks import AspenTask
@@ -40,17 +41,24 @@ class AspenLitAgent(LitAgent[AspenTask]):
 
     Args:
         settings: Endpoints, timeouts, caps and reward weights.
+        reward_fn: Scores each rollout (``reward_fn(task, trace) -> RewardBreakdown``); default the
+            one ``settings.reward_fn`` names, else the shipped :class:`~aspen_rl.reward.AspenReward`
+            with the weights of ``settings.reward``.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, reward_fn: RewardFn | None = None) -> None:
         super().__init__()
         self.settings = settings
+        if reward_fn is None:
+            named = settings.reward_fn
+            reward_fn = load_reward_fn(named) if named else AspenReward(settings.reward)
+        self.reward_fn: RewardFn = reward_fn
 
     async def rollout_async(self, task: AspenTask | dict[str, Any], resources: Any, rollout: Any) -> float:
         """Run one rollout; returns the total reward."""
         record = await self.run_episode(task, resources, rollout)
         emit_object(record.model_dump(mode="json"))
-        scores = record.reward.model_dump()
+        scores = record.reward.model_dump(exclude={"details"})
         emit_reward(scores, primary_key="total")
         return record.reward.total
 
@@ -88,7 +96,7 @@ class AspenLitAgent(LitAgent[AspenTask]):
         reward = RewardScores()
         if status == "ok":
             try:
-                reward = RewardScores(**compute_reward(task, trace, self.settings.reward).model_dump())
+                reward = RewardScores(**self.reward_fn(task, trace).model_dump())
             except Exception as exc:  # an odd simulator answer must not escape the rollout either
                 status, trace.error = "error", f"reward computation failed: {type(exc).__name__}: {exc}"
         return RolloutRecord(
@@ -134,6 +142,7 @@ class AspenLitAgent(LitAgent[AspenTask]):
                 model_context=SchemaClearingContext() if self.settings.clear_schema_after_run else None,
             )
             result = await agent.run(task=task.user_requirement)
+        record_attempts(result.messages, trace)  # calls AutoGen refused (bad tool name or arguments)
         return _final_text(result.messages)
 
 

@@ -14,7 +14,11 @@ ALL_TIERS = "all"
 
 
 def stats(records: list[RolloutRecord]) -> dict[str, Any]:
-    """Count, success rate, error count and mean/min/max of every reward dimension."""
+    """Count, success rate, error count, mean/min/max of every reward dimension, mean of every sub-score.
+
+    ``details`` averages each sub-score of the reward (``targets.met``, ``numbers.hallucinated``,
+    ``calls.invalid``...) over the records that carry it.
+    """
     out: dict[str, Any] = {
         "count": len(records),
         "success_rate": fmean(1.0 if r.succeeded else 0.0 for r in records) if records else 0.0,
@@ -27,6 +31,10 @@ def stats(records: list[RolloutRecord]) -> dict[str, Any]:
             if values
             else {"mean": 0.0, "min": 0.0, "max": 0.0}
         )
+    keys = sorted({key for r in records for key in r.reward.details})
+    out["details"] = {
+        key: fmean(r.reward.details[key] for r in records if key in r.reward.details) for key in keys
+    }
     return out
 
 

@@ -234,7 +234,9 @@ class DSTWU(Block):
                     "Reflux ratio (OPT_NTRR RR): > 0 the ratio itself; <= -1 a multiple of the minimum reflux ratio (-1.3 = 1.3 x Rmin)."  # noqa: E501
                 ),
                 "NSTAGE": num(
-                    "Number of theoretical stages including condenser and reboiler (OPT_NTRR NSTAGE), 2 to 500."  # noqa: E501
+                    "Number of theoretical stages including condenser and reboiler (OPT_NTRR NSTAGE), 2 to 500.",  # noqa: E501
+                    minimum=2,
+                    maximum=500,
                 ),
                 "PTOP": num("Condenser pressure, in PTOP_UNITS.", minimum=0),
                 "PTOP_UNITS": units("PTOP", col_p),

@@ -59,10 +59,14 @@ class Mixer(Block):
                 "PRES_UNITS": units("PRES_VALUE", PRES_UNITS),
                 "MAXIT_VALUE": {
                     "type": "integer",
+                    "minimum": 1,
+                    "maximum": 1000,
                     "description": "Maximum flash iterations (Aspen default 30). The Aspen service does not write it; the mock ignores it.",  # noqa: E501
                 },
                 "TOL_VALUE": num(
-                    "Flash tolerance (Aspen default 0.0001). The Aspen service does not write it; the mock ignores it."  # noqa: E501
+                    "Flash tolerance (Aspen default 0.0001). The Aspen service does not write it; the mock ignores it.",  # noqa: E501
+                    minimum=1e-10,
+                    maximum=0.1,
                 ),
             },
             "required": ["PRES_VALUE", "PRES_UNITS", "MAXIT_VALUE", "TOL_VALUE"],

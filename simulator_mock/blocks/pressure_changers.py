@@ -245,9 +245,13 @@ class Valve(Block):
                 "P_OUT_UNITS": units("P_OUT_VALUE", PRES_UNITS),
                 "FLASH_MAXIT": {
                     "type": "integer",
+                    "minimum": 1,
+                    "maximum": 1000,
                     "description": "Maximum flash iterations (Aspen default 30); the mock's flashes use their own limit and ignore it.",  # noqa: E501
                 },
-                "FLASH_TOL": num("Flash tolerance (Aspen default 0.0001); ignored by the mock."),
+                "FLASH_TOL": num(
+                    "Flash tolerance (Aspen default 0.0001); ignored by the mock.", minimum=1e-10, maximum=0.1
+                ),
             },
             "required": ["MODE", "P_OUT_VALUE", "P_OUT_UNITS", "FLASH_MAXIT", "FLASH_TOL"],
         }

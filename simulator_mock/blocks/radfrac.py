@@ -468,7 +468,7 @@ class RadFrac(Block):
                 "NSTAGE": {
                     "type": "integer",
                     "minimum": 2,
-                    "maximum": 9999,
+                    "maximum": 200,
                     "description": "Number of stages, condenser (stage 1) and reboiler (last stage) included.",  # noqa: E501
                 },
                 "CONDENSER": string(

@@ -339,7 +339,9 @@ def base(block_types: list[str]) -> dict[str, Any]:
                         "description": "Default convergence options.",
                         "properties": {
                             "tol": num(
-                                "Relative tolerance on the tear-stream variables (Aspen default 0.0001)."
+                                "Relative tolerance on the tear-stream variables (Aspen default 0.0001).",
+                                minimum=1e-10,
+                                maximum=0.1,
                             ),
                             "tear_method": string(
                                 "Tear-stream method: WEGSTEIN (bounded acceleration) or DIRECT (successive substitution); NEWTON, BROYDEN and SECANT are refused.",
@@ -348,10 +350,14 @@ def base(block_types: list[str]) -> dict[str, Any]:
                             ),
                             "weg_maxit": {
                                 "type": "integer",
+                                "minimum": 1,
+                                "maximum": 1000,
                                 "description": "Iteration cap of WEGSTEIN (Aspen default 30).",
                             },
                             "dir_maxit": {
                                 "type": "integer",
+                                "minimum": 1,
+                                "maximum": 1000,
                                 "description": "Iteration cap of DIRECT (Aspen default 30).",
                             },
                             "weg_qmin": num(
@@ -507,7 +513,9 @@ def design_specs_part() -> dict[str, Any]:
                         "properties": {
                             "EXPR1": string("Expression of sampled variables (+ - * / ** and parentheses)."),
                             "TOL": num(
-                                "Tolerance: converged when |EXPR1 - EXPR2| <= TOL.", exclusiveMinimum=0
+                                "Tolerance: converged when |EXPR1 - EXPR2| <= TOL.",
+                                minimum=1e-10,
+                                maximum=1e6,
                             ),
                             "EXPR2": string("Target expression (a number or an expression)."),
                         },

@@ -91,7 +91,7 @@ def test_regenerate_command_rewrites_stale_values(tmp_path: Path, capsys: pytest
 async def test_reference_solution_through_the_tools_scores_one(
     split: str, mock_client: SimulatorClient
 ) -> None:
-    """An expert run (schema -> run -> result, answer quoting every target to 4 digits) scores 1.0."""
+    """An expert run (schema, run, result; answer giving each target to 4 digits with its unit) scores 1."""
     for task in load_tasks(DATA / f"{split}.jsonl"):
         trace = RunTrace()
         get_schema, run_simulation, get_result = build_tools(mock_client, trace)
@@ -99,7 +99,10 @@ async def test_reference_solution_through_the_tools_scores_one(
         run = json.loads(await run_simulation(json.dumps(task.reference_config)))
         assert run["success"] is True, (task.task_id, run)
         await get_result(run["result_file_path"])
-        values = {t.name: t.actual(trace.last_results) for t in task.expected_output}
-        trace.final_answer = "Results:\n" + "\n".join(f"- {n}: {v:.4g}" for n, v in values.items())
+        # Each target by name, value to 4 digits and unit (the reward assumes no unit it is not told).
+        lines = [
+            f"- {t.name}: {t.actual(trace.last_results):.4g} {t.unit}".rstrip() for t in task.expected_output
+        ]
+        trace.final_answer = "Results:\n" + "\n".join(lines)
         reward = compute_reward(task, trace)
         assert reward.total == 1.0, (task.task_id, reward.details)

@@ -13,11 +13,11 @@ from aspen_rl.reward import (
     classify_calls,
     completion_score,
     compute_reward,
-    extract_numbers,
-    number_matches,
+    read_statements,
     response_quality_score,
     tool_efficiency_score,
 )
+from aspen_rl.reward.attribution import matches
 from aspen_rl.tasks import AspenTask, Target
 from aspen_rl.trace import RunTrace, ToolCall
 
@@ -142,8 +142,11 @@ def test_simulation_that_never_succeeds() -> None:
     # quality: reported 0 (no results), grounded 1 (no numbers), form 0.5*(32/40) + 0.5*0.5 = 0.65
     #          -> 0.3*1 + 0.2*0.65 = 0.43
     assert response_quality_score(TASK, trace) == pytest.approx(0.43)
-    # total = 0.4*0.2 + 0.3*0.8/3 + 0.3*0.43 = 0.08 + 0.08 + 0.129 = 0.289
-    assert compute_reward(TASK, trace).total == pytest.approx(0.289)
+    # weighted: 0.4*0.2 + 0.3*0.8/3 + 0.3*0.43 = 0.08 + 0.08 + 0.129 = 0.289, but no simulation of the
+    # rollout succeeded: the total is capped at 0.1 (it was 0.289 before the cap; issue 11).
+    r = compute_reward(TASK, trace)
+    assert r.total == pytest.approx(0.1)
+    assert r.details["capped.no_simulation"] == 1.0
 
 
 def test_malformed_json_config_scores_no_config() -> None:
@@ -205,12 +208,14 @@ def test_empty_answer() -> None:
 
 def test_answer_without_simulation_earns_no_completion_or_reporting() -> None:
     # right numbers, no tool call: reported needs results of this trace -> 0;
-    # grounded: 80.0 is in the requirement, 115.1 is not -> 0.5; form 1 (78 chars, 3 lines)
-    # quality = 0.3*0.5 + 0.2*1 = 0.35; total = 0.3*0.35 = 0.105
+    # grounded: the requirement is not evidence (it was, giving 80.0 credit: 0.35 quality, 0.105 total,
+    # before issue 11) -> 0/2; form 1 (78 chars, 3 lines)
+    # quality = 0.2*1 = 0.2; total = 0.3*0.2 = 0.06 (under the 0.1 cap of a rollout without simulation)
     r = compute_reward(TASK, trace_of())
     assert (r.completion, r.tool_efficiency) == (0.0, 0.0)
-    assert r.response_quality == pytest.approx(0.35)
-    assert r.total == pytest.approx(0.105)
+    assert r.response_quality == pytest.approx(0.2)
+    assert r.total == pytest.approx(0.06)
+    assert r.details["numbers.hallucinated"] == 2.0
 
 
 def test_results_of_another_rollouts_run_do_not_count() -> None:
@@ -270,34 +275,43 @@ def test_a_run_the_real_service_failed_while_running_counts_as_accepted() -> Non
     assert completion_score(TASK, trace_of(schema_call(), refused)) == pytest.approx(0.1)
 
 
-def test_extract_numbers_skips_identifiers() -> None:
-    text = "R-101 at 1,234.5 kPa, CO2 1e-3, T=-5.2 °C, H1 duty 80C, 2-3 trays, 95%"
-    assert [n.value for n in extract_numbers(text)] == [1234.5, 0.001, -5.2, 80.0, 2.0, 3.0, 95.0]
-    assert [n.is_small_int for n in extract_numbers("1. 7 trays, 7.0, 12")] == [True, True, False, False]
+def test_statements_skip_identifiers_and_read_stated_units() -> None:
+    text = "R-101 at 1,234.5 kPa, CO2 1e-3, T=-5.2 °C, H1 duty 80C, 2-3 trays, 95%, 12 stages at 1 bar"
+    statements = read_statements(text)
+    assert [s.value for s in statements] == [1234.5, 0.001, -5.2, 80.0, 2.0, 3.0, 95.0, 12.0, 1.0]
+    assert [s.unit for s in statements] == ["kPa", None, "°C", "C", None, None, "%", None, "bar"]
+    assert [s.is_small_int for s in read_statements("1. 7 trays, 7.0, 12")] == [True, True, False, False]
 
 
 @pytest.mark.parametrize(
-    ("text", "value", "expected"),
+    ("text", "value", "unit", "expected"),
     [
-        ("353.15", 80.0, True),  # K -> C
-        ("95%", 0.95, True),  # percent -> fraction
-        ("1.2", 1200.0, True),  # MW -> kW
-        ("150 kPa", 1.5, True),  # kPa -> bar
-        ("-110.3", 110.3, True),  # sign-insensitive (duty removed)
-        ("80", 80.4, True),  # written to the unit: +-0.5
-        ("0.001", 0.0012, True),  # +-0.0005
-        ("0.0010", 0.0012, False),  # written finer: +-0.00005 and 2% of 0.0012
-        ("78.0", 80.0, False),
-        ("5", 5.0, True),  # a bare small integer matches what it states
-        ("0", 480.0, False),  # ... not 0 MW +- 0.5 MW
-        ("3", 3400.0, False),
-        ("0", 0.3, False),  # ... nor 0 +- 0.5
-        ("1.2", 1150.0, False),  # MW reading: 2 % only, the written precision is not scaled up
+        ("353.15 K", 80.0, "C", True),  # a stated K converts to C
+        ("353.15", 80.0, "C", False),  # a bare number is no temperature (it used to be tried as K)
+        ("95.86 K", 95.86, "C", False),  # the stated unit is read: 95.86 K is -177.29 C
+        ("95%", 0.95, "", True),  # percent of a dimensionless quantity
+        ("0.95", 0.95, "", True),  # a fraction may be bare
+        ("1.2 MW", 1200.0, "kW", True),
+        ("1.2", 1200.0, "kW", False),  # no unit stated: not read as MW any more
+        ("863.5 MW", 863.5, "kW", False),  # ... and a stated MW is not read as kW
+        ("150 kPa", 1.5, "bar", True),
+        ("0.02778 kmol/s", 100.0, "kmol/hr", True),  # 0.02778 * 3600 = 100.008
+        ("1 Gcal/hr", 1162.2, "kW", True),
+        ("-110.3 kW", 110.3, "kW", True),  # sign-insensitive (duty removed) ...
+        ("-80.0 C", 80.0, "C", False),  # ... except temperatures
+        ("\u22125.2 °C", -5.2, "C", True),  # a typeset minus sign
+        ("80 C", 80.4, "C", True),  # written to the unit: +-0.5 (2 significant digits)
+        ("0.0012", 0.00122, "", True),  # +-0.00005 and 2 %
+        ("0.001", 0.0012, "", False),  # one significant digit: no precision credit (it had +-0.0005)
+        ("0e9 kW", 480.0, "kW", False),  # precision from an exponent is not credit
+        ("5", 5.0, "", True),  # a bare small integer matches what it states
+        ("0 kW", 480.0, "kW", False),
+        ("78.0 C", 80.0, "C", False),
     ],
 )
-def test_number_matching(text: str, value: float, expected: bool) -> None:
-    (number,) = extract_numbers(text)
-    assert number_matches(number, value) is expected
+def test_matching_reads_the_stated_unit(text: str, value: float, unit: str, expected: bool) -> None:
+    (statement,) = read_statements(text)
+    assert matches(statement, value, unit, 0.02 * abs(value)) is expected
 
 
 def test_weights_default_and_validation() -> None:

@@ -110,17 +110,15 @@ def _live(process: psutil.Process) -> bool:
 
 
 def slow_recycle() -> dict:
-    """A schema-valid config that keeps the engine busy for tens of seconds: a recycle loop asked to
-    converge to 1e-300 (never reached) within 1000 iterations."""
+    """A schema-valid config that keeps the engine busy for seconds (about 10 s on a quiet core): 99.5 % of
+    the stream recycled and solved by direct substitution to the tightest tolerance the schema allows
+    (1e-10) within the largest iteration cap it allows (1000). The schema's bounds refuse the worse cases
+    (a 1e-300 tolerance); the run budget bounds this one."""
     from simulator_mock.examples import recycle
 
     config = recycle("DIRECT")
-    options = config.get("convergence", {}).get("conv_options")
-    if isinstance(options, dict):  # the real dialect: convergence.conv_options
-        options.update(tol=1e-300, dir_maxit=1000, weg_maxit=1000)
-        return config
-    for holder in (config.get("setup", {}), config):
-        if isinstance(holder.get("convergence"), dict):
-            holder["convergence"].update(tolerance=1e-300, max_iterations=1000)
-            return config
-    raise AssertionError("the recycle example has no convergence section to slow down")
+    config["blocks_FSplit_data"]["S1"]["SPEC_DATA"]["FRAC"]["RCY-1"]["FRAC_VALUE"] = 0.995
+    config["convergence"]["conv_options"].update(tol=1e-10, dir_maxit=1000, weg_maxit=1000)
+    for tear in config["convergence"]["tear_data"]:
+        tear["tear_stream_tol"] = 1e-10
+    return config

@@ -55,3 +55,23 @@ def test_report_files(tmp_path: Path) -> None:
     assert load_records(tmp_path / "rollouts.jsonl") == RECORDS
     png = (tmp_path / "reward_distribution.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 5000
+
+
+def test_sub_scores_are_kept_per_rollout_and_averaged_in_the_summary(tmp_path: Path) -> None:
+    def with_details(task_id: str, hallucinated: float, invalid: float) -> RolloutRecord:
+        details = {"numbers.hallucinated": hallucinated, "calls.invalid": invalid, "targets.met": 2.0}
+        return RolloutRecord(
+            task_id=task_id, difficulty="easy", reward=RewardScores(total=0.5, details=details)
+        )
+
+    report = RunReport(tmp_path)
+    report.add(with_details("a", 0.0, 1.0))
+    report.add(with_details("b", 3.0, 0.0))
+    summary = report.finish(algorithm="baseline")
+    lines = (tmp_path / "rollouts.jsonl").read_text().splitlines()
+    assert json.loads(lines[1])["reward"]["details"]["numbers.hallucinated"] == 3.0
+    assert summary["splits"]["train"]["all"]["details"] == {
+        "calls.invalid": 0.5,
+        "numbers.hallucinated": 1.5,
+        "targets.met": 2.0,
+    }

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,7 +13,7 @@ from jsonschema import Draft7Validator
 
 from simulator_mock import SimulationError, run_config
 from simulator_mock.blocks import BLOCK_CLASSES
-from simulator_mock.examples import EXAMPLES, heater
+from simulator_mock.examples import EXAMPLES, heater, recycle
 from simulator_mock.schema_registry import BLOCK_TYPES, SCHEMA_PARTS, schema, section_schema, validate_config
 from simulator_mock.units import CONFIG_UNITS
 
@@ -133,3 +135,41 @@ def test_served_schema_is_the_file() -> None:
     assert sorted(p.stem for p in SCHEMA_DIR.glob("*.json")) == sorted(SCHEMA_PARTS)
     for part in SCHEMA_PARTS:
         assert json.loads((SCHEMA_DIR / f"{part}.json").read_text()) == schema(part)
+
+
+_KNOB = re.compile(r"(MAXIT|maxit|(^|_)TOL(_|$)|^tol$|_tol$|NSTAGE)")
+
+
+def _knobs(node: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(node, dict):
+        for key in ("properties", "patternProperties"):
+            for name, spec in (node.get(key) or {}).items():
+                numeric = isinstance(spec, dict) and spec.get("type") in ("number", "integer")
+                if numeric and _KNOB.search(name):
+                    yield f"{path}.{name}", spec
+                yield from _knobs(spec, f"{path}.{name}")
+        for key, value in node.items():
+            if key not in ("properties", "patternProperties"):
+                yield from _knobs(value, path)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _knobs(item, path)
+
+
+@pytest.mark.parametrize("part", SCHEMA_PARTS)
+def test_every_iteration_and_tolerance_knob_is_bounded(part: str) -> None:
+    """Work per run is bounded by the schema too: no 1e-300 tolerance, no million iterations."""
+    knobs = dict(_knobs(schema(part)))
+    for path, spec in knobs.items():
+        assert "minimum" in spec and "maximum" in spec, f"{part}{path} has no bounds"
+        assert spec["minimum"] > 0, f"{part}{path}: {spec}"
+        if spec["type"] == "integer":  # iteration caps and stage counts
+            assert spec["maximum"] <= 1000, f"{part}{path}: {spec}"
+
+
+def test_a_vanishing_tear_tolerance_is_refused_before_any_work() -> None:
+    config = recycle("DIRECT")
+    config["convergence"]["conv_options"].update(tol=1e-300, dir_maxit=10**6)
+    with pytest.raises(SimulationError) as info:
+        validate_config(config)
+    assert "conv_options" in info.value.message

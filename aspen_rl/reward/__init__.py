@@ -1,0 +1,31 @@
+"""Reward: the ``RewardFn`` contract, the shipped Aspen reward, answer attribution and units.
+
+``base`` names (the contract, weights, breakdown) load eagerly and light; the shipped reward and its
+helpers load on first use, so importing settings never loads the unit library.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from aspen_rl.reward.base import RewardBreakdown, RewardFn, RewardWeights, load_reward_fn
+
+_LAZY = {
+    "AspenReward": "aspen_rl.reward.aspen",
+    "classify_calls": "aspen_rl.reward.aspen",
+    "completion_score": "aspen_rl.reward.aspen",
+    "compute_reward": "aspen_rl.reward.aspen",
+    "response_quality_score": "aspen_rl.reward.aspen",
+    "tool_efficiency_score": "aspen_rl.reward.aspen",
+    "Statement": "aspen_rl.reward.attribution",
+    "read_statements": "aspen_rl.reward.attribution",
+}
+
+__all__ = ["RewardBreakdown", "RewardFn", "RewardWeights", "load_reward_fn", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,437 @@
+"""Red team: answers a policy under RL pressure would find, scored on REAL traces from the simulator mock.
+
+Each shipped task below is played once through the real tools (get_schema -> run_simulation with its
+reference config -> get_result of the result_file_path the run returned) against the mock served in
+process; every test then keeps those recorded calls and swaps in a crafted final answer (or crafted
+extra calls), and asserts the condition a sound reward must meet. Hack classes (issue 11): number spam,
+swapped values, wrong stated unit, unbounded precision, requirement-copied numbers / no-tool answer,
+another rollout's results, invalid calls for free; and the honest side: a correct value in another unit
+(kmol/s, MW, K, atm) or in Chinese counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from aspen_rl.contract.workbook import STREAM_SUMMARY
+from aspen_rl.reward import RewardBreakdown, compute_reward
+from aspen_rl.reward.attribution import workbook_quantities
+from aspen_rl.reward.quantities import convert
+from aspen_rl.tasks import AspenTask, load_tasks
+from aspen_rl.tasks.regenerate import in_process_client
+from aspen_rl.tools import build_tools
+from aspen_rl.trace import RunTrace, ToolCall
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+PLAYED = ("train-easy-01", "train-hard-02", "val-medium-01", "val-hard-01", "test-hard-03")
+
+
+@dataclass
+class Played:
+    """A task and the real trace of its reference solution (answer left empty)."""
+
+    task: AspenTask
+    trace: RunTrace
+
+    @property
+    def results(self) -> dict:
+        return self.trace.last_results
+
+    @property
+    def result_file_path(self) -> str:
+        return self.trace.calls[1].response["result_file_path"]
+
+    def actual(self, name: str) -> float:
+        target = next(t for t in self.task.expected_output if t.name == name)
+        return target.actual(self.results)
+
+    def with_answer(self, answer: str, *, calls: list[ToolCall] | None = None) -> RunTrace:
+        trace = self.trace.model_copy(deep=True)
+        if calls is not None:
+            trace.calls = calls
+        trace.final_answer = answer
+        return trace
+
+    def score(self, answer: str, *, calls: list[ToolCall] | None = None) -> RewardBreakdown:
+        return compute_reward(self.task, self.with_answer(answer, calls=calls))
+
+
+def fmt(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def reference_answer(p: Played) -> str:
+    return "Results:\n" + "\n".join(
+        f"- {t.name}: {fmt(t.actual(p.results))} {t.unit}".rstrip() for t in p.task.expected_output
+    )
+
+
+async def _play(client, task: AspenTask, config: dict | None = None) -> RunTrace:  # type: ignore[no-untyped-def]
+    trace = RunTrace()
+    get_schema, run_simulation, get_result = build_tools(client, trace)
+    config = task.reference_config if config is None else config
+    await get_schema(sorted({b["type"] for b in config["blocks"]}))
+    run = json.loads(await run_simulation(json.dumps(config)))
+    if run.get("success"):
+        await get_result(run["result_file_path"])
+    return trace
+
+
+async def _play_all() -> tuple[dict[str, Played], dict[str, RunTrace]]:
+    tasks = {t.task_id: t for split in ("train", "val", "test") for t in load_tasks(DATA / f"{split}.jsonl")}
+    played: dict[str, Played] = {}
+    extra: dict[str, RunTrace] = {}
+    async with in_process_client() as client:
+        for task_id in PLAYED:
+            played[task_id] = Played(tasks[task_id], await _play(client, tasks[task_id]))
+        # Rollouts that go wrong for real: an unknown component, so the run fails; then they read the
+        # results another rollout of the same task produced, through the real route.
+        for task_id in ("train-easy-01", "val-hard-01"):
+            config = tasks[task_id].reference_config
+            stream = config["streams"][0]  # renamed against the schema's ^[A-Z]+-[0-9]+$: refused
+            broken = json.loads(json.dumps(config).replace(f'"{stream}"', f'"{stream.replace("-", "_")}"'))
+            trace = await _play(client, tasks[task_id], broken)
+            _, _, get_result = build_tools(client, trace)
+            await get_result(played[task_id].result_file_path)  # the other rollout of the SAME task
+            extra[f"{task_id}:failed-then-foreign"] = trace
+        # A rollout of train-hard-02 whose own successful run is train-easy-01's flowsheet, reading
+        # train-hard-02's results that another rollout produced.
+        trace = await _play(client, tasks["train-hard-02"], tasks["train-easy-01"].reference_config)
+        _, _, get_result = build_tools(client, trace)
+        await get_result(played["train-hard-02"].result_file_path)
+        extra["train-hard-02:own-other-flowsheet"] = trace
+    return played, extra
+
+
+@pytest.fixture(scope="module")
+def real() -> tuple[dict[str, Played], dict[str, RunTrace]]:
+    return asyncio.run(_play_all())
+
+
+@pytest.fixture(scope="module")
+def played(real: tuple[dict[str, Played], dict[str, RunTrace]]) -> dict[str, Played]:
+    return real[0]
+
+
+def test_the_traces_are_real_and_the_honest_answer_scores_one(played: dict[str, Played]) -> None:
+    for p in played.values():
+        assert [c.name for c in p.trace.calls] == ["get_schema", "run_simulation", "get_result"]
+        assert all(c.ok for c in p.trace.calls), p.task.task_id
+        assert p.score(reference_answer(p)).total == 1.0, p.task.task_id
+
+
+# -- number spam ----------------------------------------------------------------------------------
+
+
+def _every_cell(p: Played) -> list[tuple[float, str | None]]:
+    return [(q.value, q.unit) for q in workbook_quantities(p.results)]
+
+
+@pytest.mark.parametrize("task_id", ["train-easy-01", "train-hard-02", "test-hard-03"])
+def test_spam_of_every_result_number_reports_nothing(played: dict[str, Played], task_id: str) -> None:
+    p = played[task_id]
+    cells = _every_cell(p)
+    bare = "Simulation results (all values):\n" + ", ".join(fmt(v) for v, _ in cells)
+    with_units = "Simulation results (all values):\n" + "; ".join(
+        f"{fmt(v)} {u or ''}".strip() for v, u in cells
+    )
+    for answer in (bare, with_units):
+        r = p.score(answer)
+        # Sound: no value is tied to a quantity, so nothing is reported: quality <= 0.3 + 0.2 = 0.5 <= 0.7.
+        assert r.details["values.reported"] == 0, (task_id, answer[:200])
+        assert r.response_quality <= 0.7
+
+
+@pytest.mark.parametrize("task_id", ["train-easy-01", "val-hard-01", "test-hard-03"])
+def test_spam_of_candidate_values_under_each_target_name_reports_nothing(
+    played: dict[str, Played], task_id: str
+) -> None:
+    p = played[task_id]
+    cells = _every_cell(p)
+    lines = []
+    for t in p.task.expected_output:
+        # every value of the workbook that converts to the target's unit, the right one among them
+        same = [fmt(v) for v, u in cells if convert(v, u, t.unit) is not None]
+        assert len(same) >= 2
+        lines.append(f"- {t.name}: " + ", ".join(f"{s} {t.unit}".strip() for s in same))
+    r = p.score("Candidate results:\n" + "\n".join(lines))
+    # Sound: a list of candidates contradicts itself; no target is reported.
+    assert r.details["values.reported"] == 0
+    assert r.response_quality <= 0.7
+
+
+# -- swapped values ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("task_id", "first", "second"),
+    [
+        ("train-hard-02", "R1 duty", "E1 duty"),
+        ("test-hard-03", "K1 power", "K2 power"),
+        ("val-hard-01", "number of stages", "feed stage"),
+        ("train-hard-02", "PROD-1 cyclohexane flow", "GAS-1 molar flow"),
+    ],
+)
+def test_values_swapped_between_two_quantities_do_not_count(
+    played: dict[str, Played], task_id: str, first: str, second: str
+) -> None:
+    p = played[task_id]
+    assert abs(p.actual(first) - p.actual(second)) > 0.05 * max(abs(p.actual(first)), abs(p.actual(second)))
+    answer = reference_answer(p)
+    units = {t.name: t.unit for t in p.task.expected_output}
+    right = {n: f"- {n}: {fmt(p.actual(n))} {units[n]}".rstrip() for n in (first, second)}
+    swapped = {
+        first: f"- {first}: {fmt(p.actual(second))} {units[first]}".rstrip(),
+        second: f"- {second}: {fmt(p.actual(first))} {units[second]}".rstrip(),
+    }
+    for name in (first, second):
+        answer = answer.replace(right[name], swapped[name])
+    r = p.score(answer)
+    n = len(p.task.expected_output)
+    # Sound: exactly the two swapped targets are not reported (their numbers are real, so grounded).
+    assert r.details["values.reported"] == n - 2
+    assert r.details["numbers.hallucinated"] == 0
+    assert r.response_quality == pytest.approx(0.5 * (n - 2) / n + 0.3 + 0.2)
+
+
+@pytest.mark.parametrize(
+    ("task_id", "target"), [("train-easy-01", "PROD-1 temperature"), ("val-medium-01", "VAP-1 molar flow")]
+)
+def test_values_swapped_between_two_streams_do_not_count(
+    played: dict[str, Played], task_id: str, target: str
+) -> None:
+    p = played[task_id]
+    t = next(t for t in p.task.expected_output if t.name == target)
+    # another stream whose same row holds a clearly different value
+    other = next(
+        q
+        for q in workbook_quantities(p.results)
+        if q.sheet == STREAM_SUMMARY
+        and q.row == t.row
+        and q.column != t.column
+        and abs(q.value - t.actual(p.results)) > 1
+    )
+    honest = reference_answer(p)
+    line = f"- {t.name}: {fmt(t.actual(p.results))} {t.unit}"
+    assert p.score(honest + f"\n- {other.column} {t.row.lower()}: {fmt(other.value)} {t.unit}").total == 1.0
+    swapped = honest.replace(line, f"- {t.name}: {fmt(other.value)} {t.unit}")
+    swapped += f"\n- {other.column} {t.row.lower()}: {fmt(t.actual(p.results))} {t.unit}"
+    r = p.score(swapped)
+    n = len(p.task.expected_output)
+    # Sound: the target is not reported from the other stream's line, nor from its own swapped line.
+    assert r.details["values.reported"] == n - 1
+
+
+# -- wrong stated unit ------------------------------------------------------------------------------
+
+WRONG_UNIT = {"kW": "MW", "C": "K", "bar": "kPa", "kmol/hr": "kmol/s"}
+
+
+@pytest.mark.parametrize("task_id", ["train-easy-01", "train-hard-02", "val-medium-01"])
+def test_the_right_number_with_a_wrong_unit_loses_the_value(played: dict[str, Played], task_id: str) -> None:
+    p = played[task_id]
+    lines, dimensional = [], 0
+    for t in p.task.expected_output:
+        unit = WRONG_UNIT.get(t.unit, t.unit)
+        dimensional += unit != t.unit
+        lines.append(f"- {t.name}: {fmt(t.actual(p.results))} {unit}".rstrip())
+    r = p.score("Results:\n" + "\n".join(lines))
+    n = len(p.task.expected_output)
+    assert dimensional >= 2
+    # Sound: every value stated in a wrong unit is lost, and is a number the simulator never produced.
+    assert r.details["values.reported"] == n - dimensional
+    assert r.details["numbers.hallucinated"] == dimensional
+
+
+@pytest.mark.parametrize("task_id", ["train-easy-01", "val-hard-01"])
+def test_a_bare_number_is_no_dimensional_quantity(played: dict[str, Played], task_id: str) -> None:
+    p = played[task_id]
+    answer = "Results:\n" + "\n".join(
+        f"- {t.name}: {fmt(t.actual(p.results))}" for t in p.task.expected_output
+    )
+    r = p.score(answer)
+    dimensionless = sum(1 for t in p.task.expected_output if not t.unit)
+    # Sound: only the dimensionless targets (fractions, ratios, stage counts) may be stated bare.
+    assert r.details["values.reported"] == dimensionless
+
+
+# -- the honest side: other units, Chinese ------------------------------------------------------------
+
+OTHER_UNIT = {"kW": "MW", "C": "K", "bar": "atm", "kmol/hr": "kmol/s", "": "%"}
+
+
+@pytest.mark.parametrize("task_id", ["train-hard-02", "val-medium-01", "test-hard-03"])
+def test_a_correct_value_in_another_unit_counts(played: dict[str, Played], task_id: str) -> None:
+    p = played[task_id]
+    lines = []
+    for t in p.task.expected_output:
+        unit = OTHER_UNIT[t.unit]
+        value = convert(t.actual(p.results), t.unit, unit)
+        lines.append(f"- {t.name}: {value:.5g} {unit}")
+    answer = "Results:\n" + "\n".join(lines)
+    # a flow in kmol/s is among them
+    assert task_id == "train-hard-02" or "kmol/s" in answer or "MW" in answer
+    r = p.score(answer)
+    assert r.details["values.reported"] == len(p.task.expected_output), answer
+    assert r.total == 1.0
+
+
+def test_a_chinese_answer_counts(played: dict[str, Played]) -> None:
+    p = played["val-hard-01"]
+    v = {t.name: t.actual(p.results) for t in p.task.expected_output}
+    answer = (
+        "精馏塔 C1 简捷设计结果：\n"
+        f"- 最小回流比：{fmt(v['minimum reflux ratio'])}\n"
+        f"- 理论板数：{fmt(v['number of stages'])}\n"
+        f"- 进料板位置：{fmt(v['feed stage'])}\n"
+        f"- 冷凝器热负荷：{fmt(v['condenser duty'])} kW\n"
+        f"- 再沸器热负荷：{fmt(v['reboiler duty'] / 1000)} 兆瓦"
+    )
+    r = p.score(answer)
+    assert r.details["values.reported"] == 5, r.details
+    # ... and the same answer with the reflux ratio and the stage count swapped does not
+    swapped = answer.replace(
+        f"最小回流比：{fmt(v['minimum reflux ratio'])}", f"最小回流比：{fmt(v['feed stage'])}"
+    ).replace(f"进料板位置：{fmt(v['feed stage'])}", f"进料板位置：{fmt(v['minimum reflux ratio'])}")
+    assert p.score(swapped).details["values.reported"] == 3
+
+
+# -- unbounded precision ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task_id", ["train-easy-01", "test-hard-03"])
+@pytest.mark.parametrize("universal", ["0e9", "1e3", "0e0"])
+def test_exponent_precision_is_no_universal_answer(
+    played: dict[str, Played], task_id: str, universal: str
+) -> None:
+    p = played[task_id]
+    answer = "Results:\n" + "\n".join(
+        f"- {t.name}: {universal} {t.unit}".rstrip() for t in p.task.expected_output
+    )
+    r = p.score(answer)
+    # Sound: a number with one significant digit gets no precision credit; nothing is reported.
+    assert r.details["values.reported"] == 0
+    assert r.response_quality <= 0.5
+
+
+# -- requirement-copied numbers, no tool call, another rollout's results ---------------------------------
+
+
+def _copied_answer(p: Played) -> str:
+    numbers = re.findall(r"\d+(?:\.\d+)?\s?(?:kmol/h|kg/h|°C|bar|atm|mol%|kW)", p.task.user_requirement)
+    assert len(numbers) >= 3
+    # the requirement's numbers, plus the correct values as if known (an oracle leak at its worst)
+    return "As specified: " + ", ".join(numbers) + ".\n" + reference_answer(p)
+
+
+@pytest.mark.parametrize("task_id", ["train-easy-01", "val-medium-01", "test-hard-03"])
+def test_an_answer_without_a_tool_call_scores_at_most_a_tenth(
+    played: dict[str, Played], task_id: str
+) -> None:
+    p = played[task_id]
+    answer = _copied_answer(p)
+    r = p.score(answer, calls=[])
+    assert r.total <= 0.1
+    assert r.details["numbers.grounded"] == 0  # the requirement is not evidence
+    # a schema call and a run refused for real do not make it evidence either
+    schema_only = p.score(answer, calls=p.trace.calls[:1])
+    assert schema_only.total <= 0.1
+
+
+@pytest.mark.parametrize("task_id", ["train-easy-01", "val-hard-01"])
+def test_results_of_another_rollout_do_not_count(
+    real: tuple[dict[str, Played], dict[str, RunTrace]], task_id: str
+) -> None:
+    played, extra = real
+    p = played[task_id]
+    trace = extra[f"{task_id}:failed-then-foreign"]
+    assert [(c.name, c.ok) for c in trace.calls] == [
+        ("get_schema", True),
+        ("run_simulation", False),
+        ("get_result", True),
+    ]
+    r = compute_reward(p.task, trace.model_copy(update={"final_answer": reference_answer(p)}))
+    # Sound: its own run failed; the workbook it read is another rollout's: nothing reported or grounded.
+    assert r.total <= 0.1
+    assert r.details["values.reported"] == 0
+    assert r.details["numbers.grounded"] == 0
+
+
+def test_results_of_another_rollout_do_not_count_next_to_an_own_run(
+    real: tuple[dict[str, Played], dict[str, RunTrace]],
+) -> None:
+    played, extra = real
+    p = played["train-hard-02"]
+    trace = extra["train-hard-02:own-other-flowsheet"]
+    assert [(c.name, c.ok) for c in trace.calls] == [
+        ("get_schema", True),
+        ("run_simulation", True),
+        ("get_result", True),  # its own workbook (train-easy-01's flowsheet)
+        ("get_result", True),  # train-hard-02's workbook, from another rollout
+    ]
+    r = compute_reward(p.task, trace.model_copy(update={"final_answer": reference_answer(p)}))
+    # Sound: its own run produced none of these values; the other rollout's workbook is no evidence.
+    assert r.details["completion.targets"] == 0.0
+    assert r.details["values.reported"] == 0
+    # one coincidence: its 98.66 kmol/hr is within 2 % of the own run's 100 kmol/hr feed
+    assert r.details["numbers.grounded"] == 1
+    assert r.response_quality <= 0.2 + 0.3 / 4 + 1e-9
+
+
+# -- invalid tool calls -------------------------------------------------------------------------------
+
+
+def _conversation(trace: RunTrace, refused: dict[int, tuple[str, str]]) -> list:
+    """The AutoGen events of a conversation that made ``trace``'s calls, with refused calls before some.
+
+    ``refused`` maps a position among the real calls to a (name, arguments) the model sent just before.
+    """
+    from autogen_agentchat.messages import ToolCallExecutionEvent, ToolCallRequestEvent
+    from autogen_core import FunctionCall
+    from autogen_core.models import FunctionExecutionResult
+
+    events: list = []
+    for i, call in enumerate(trace.calls):
+        if i in refused:
+            name, arguments = refused[i]
+            events.append(ToolCallRequestEvent(source="a", content=[FunctionCall(f"x{i}", arguments, name)]))
+            error = FunctionExecutionResult(
+                content="Error: refused", name=name, call_id=f"x{i}", is_error=True
+            )
+            events.append(ToolCallExecutionEvent(source="a", content=[error]))
+        events.append(ToolCallRequestEvent(source="a", content=[FunctionCall(f"c{i}", "{}", call.name)]))
+        done = FunctionExecutionResult(content="{}", name=call.name, call_id=f"c{i}", is_error=False)
+        events.append(ToolCallExecutionEvent(source="a", content=[done]))
+    return events
+
+
+@pytest.mark.parametrize(
+    ("task_id", "refused"),
+    [
+        ("train-easy-01", {1: ("run_simulaton", '{"config": "{}"}')}),  # unknown tool name
+        ("val-hard-01", {0: ("get_schema", '{"block_types": ["DSTWU"'), 2: ("get_results", "{}")}),
+        ("test-hard-03", {1: ("run_simulation", "config: {not json at all}")}),
+    ],
+)
+def test_invalid_tool_calls_are_in_the_trace_and_cost_efficiency(
+    played: dict[str, Played], task_id: str, refused: dict[int, tuple[str, str]]
+) -> None:
+    from aspen_rl.agent.attempts import record_attempts
+
+    p = played[task_id]
+    trace = p.with_answer(reference_answer(p))
+    assert record_attempts(_conversation(trace, refused), trace) == len(refused)
+    names = [c.name for c in trace.calls]
+    for position, (name, _) in sorted(refused.items()):
+        assert names[position + list(refused).index(position)] == name
+    r = compute_reward(p.task, trace)
+    # Sound: each refused call is a failed call: efficiency 1 - 0.2 per call, and counted as invalid.
+    assert r.details["calls.invalid"] == len(refused)
+    assert r.tool_efficiency == pytest.approx(1.0 - 0.2 * len(refused))
+    assert r.total < 1.0
