@@ -514,6 +514,7 @@ def _configure_logging(log_file: Path) -> None:
     file_handler.setFormatter(
         logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s")
     )
+    file_handler.addFilter(_StoreRaceFilter())
     root.addHandler(file_handler)
     root.setLevel(logging.INFO)
     for noisy in (
@@ -526,6 +527,25 @@ def _configure_logging(log_file: Path) -> None:
         "uvicorn.access",
     ):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+class _StoreRaceFilter(logging.Filter):
+    """One line instead of a traceback for a runner that polled the store before it was up.
+
+    Agent Lightning forks the runners before it starts the store server; on a loaded machine a runner's
+    first heartbeat can come before the server answers, and Agent Lightning logs that (then retries and
+    carries on) with a full traceback. The line and the exception's text are kept.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.name.startswith("agentlightning.runner") and "Heartbeat" in str(
+            record.msg
+        ):
+            record.msg = f"{record.getMessage()} ({record.exc_info[1]!r}; retried)"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+        return True
 
 
 def run_cli() -> None:
