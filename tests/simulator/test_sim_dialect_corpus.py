@@ -1073,9 +1073,9 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         ["blocks[0].type", "RBatch"],
     ),
     "property method the mock does not model": (
-        _set(heater, "property_methods/0/method_name", "WILSON"),
+        _set(heater, "property_methods/0/method_name", "VAN-LAAR"),
         "UnknownPropertyMethod",
-        ["WILSON"],
+        ["VAN-LAAR", "not simulated"],
     ),
 }
 
