@@ -134,6 +134,21 @@ def decanter(**spec: Any) -> Config:
     )
 
 
+def extract_column(**spec: Any) -> Config:
+    """Water + methanol fed on the top stage, benzene solvent on the bottom stage (3 stages)."""
+    config = single(
+        "Extract",
+        {"SPEC_DATA": {"NSTAGE": 3, **spec}},
+        stream(T=(25.0, "C"), P=(1.0, "atm"), amounts={"WATER": 95.0, "MEOH": 5.0, "BENZENE": 0.0}),
+        [WATER, METHANOL, BENZENE],
+        ports={"FEED-1": "F(IN)", "SOLV-1": "S(IN)", "RAF-1": "L1(OUT)", "EXT-1": "L2(OUT)"},
+    )
+    config["stream_data"]["SOLV-1"] = stream(
+        T=(25.0, "C"), P=(1.0, "atm"), amounts={"WATER": 0.0, "MEOH": 0.0, "BENZENE": 40.0}
+    )
+    return config
+
+
 def mixer(spec: Config | None) -> Config:
     config = flowsheet(
         "mixer",
@@ -516,6 +531,13 @@ VALID: dict[str, Callable[[], Config]] = {
     "flash3 TV": lambda: flash3(SPEC_OPT="TV", TEMP_VALUE=60.0, TEMP_UNITS="C", VFRAC_VALUE=0.2),
     "decanter at a temperature": lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C"),
     "decanter with a duty": lambda: decanter(DUTY_VALUE=-50.0, DUTY_UNITS="kW", PRES_VALUE=0.0),
+    "extraction column with a temperature profile and key components": lambda: extract_column(
+        OPT_THERMAL="TEMP",
+        TSPEC_TEMP={"1": {"TSPEC_TEMP_VALUE": 25.0, "TSPEC_TEMP_UNITS": "C"}},
+        STAGE_PRES={"1": {"STAGE_PRES_VALUE": 1.0, "STAGE_PRES_UNITS": "atm"}},
+        COMP1_LIST={"#1": "WATER"},
+    ),
+    "extraction column adiabatic (default)": lambda: extract_column(),
     # flowsheets
     "recycle with a convergence section": recycle,
     "recycle with Aspen's default convergence": lambda: without(recycle(), "convergence"),
@@ -597,6 +619,7 @@ def test_corpus_covers_every_block_type_and_option() -> None:
         "RadFrac",
         "Flash3",
         "Decanter",
+        "Extract",
     }
     flash3_options = {
         c["blocks_Flash3_data"][b]["SPEC_DATA"]["SPEC_OPT"]
@@ -1071,6 +1094,11 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         _set(heater, "blocks/0/type", "RBatch"),
         "UnsupportedBlockType",
         ["blocks[0].type", "RBatch"],
+    ),
+    "Extract with stage heater duties": (
+        lambda: extract_column(OPT_THERMAL="DUTY"),
+        "UnsupportedOption",
+        ["blocks_Extract_data.B1.SPEC_DATA.OPT_THERMAL", "DUTY"],
     ),
     "property method the mock does not model": (
         _set(heater, "property_methods/0/method_name", "VAN-LAAR"),
