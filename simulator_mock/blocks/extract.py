@@ -9,6 +9,7 @@ import numpy as np
 
 from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import ConvergenceError, SpecificationError, UnsupportedOptionError
+from simulator_mock.property_package import TRACE
 from simulator_mock.result_sheet import MOLAR_FLOW, TEMPERATURE, BlockView, Rows
 from simulator_mock.schemas.fields import PRES_UNITS, TEMP_UNITS, block_entry, num, section, string, units
 from simulator_mock.streams import Stream
@@ -116,9 +117,14 @@ class Extract(Block):
         total = float(flows.sum())
         if total <= 0.0:
             return flows.copy(), np.zeros_like(flows), 0.0
-        bulk, _, liquids = self.package.flash_phases(
-            flows / total, f"block {self.name} stage {k + 1}", liquid_only=True, T=T, P=P
-        )
+        zs = flows / total
+        where = f"block {self.name} stage {k + 1}"
+        idx = tuple(int(i) for i in np.flatnonzero(zs > TRACE))
+        if len(idx) > 1 and self.package.models(idx).can_split(len(idx)):
+            bulk, _, liquids = self.package.flash_phases(zs, where, liquid_only=True, T=T, P=P)
+        else:  # these components never form two liquids: one liquid, no extraction on this stage
+            bulk = self.package.flash(zs, where, T=T, P=P)
+            liquids = [bulk]
         H = total * bulk.H
         if len(liquids) < 2:
             self._single.add(k + 1)
