@@ -529,6 +529,11 @@ class PropertyPackage:
         try:
             if liquid_only:
                 if not multiphase:
+                    if set(spec) in _VLLE_SPECS:
+                        raise FlashError(
+                            f"{where}: these components cannot form two liquid phases with {self.method}"
+                            " (IDEAL and WILSON never predict a liquid-liquid split)"
+                        )
                     raise FlashError(f"{where}: a liquid-liquid flash needs T or a duty, with P")
                 return self._vlle_states(idx, sub, spec, None, liquid_only=True)
             try:
