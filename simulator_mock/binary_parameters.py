@@ -248,3 +248,59 @@ def chemsep_pure(CAS: str, key: str) -> float | None:
     """ChemSep's UNIQUAC ``r``, ``q`` or Wilson volume ``V`` [m3/mol] of a component, None when absent."""
     value = _chemsep_pure().get(CAS, {}).get(key)
     return value if value is not None and math.isfinite(value) else None
+
+
+def van_laar_parameters(
+    names: list[str], unifac_groups: list[dict[int, int]], Tbs: list[float | None]
+) -> tuple[list[list[float]], list[str]]:
+    """Van Laar ``B`` [K] (A_ij = B_ij / T) for every pair, from UNIFAC (original) infinite-dilution
+    activity coefficients at the pair's mean normal boiling point: A_ij = ln gamma_i-infinity in j, the Van
+    Laar constants' definition. No maintained Van Laar parameter table exists, so every pair is estimated
+    and reported. A pair whose two constants differ in sign (Van Laar's form then diverges inside the
+    composition range) takes their mean for both; a pair without UNIFAC groups is ideal.
+
+    Returns:
+        (B, warnings).
+    """
+    from thermo import UNIFAC
+    from thermo.unifac import UFIP, UFSG
+
+    n = len(names)
+    B = [[0.0] * n for _ in range(n)]
+    estimated, symmetric, ideal = [], [], []
+    for i in range(n):
+        for j in range(i + 1, n):
+            label = f"{names[i]}/{names[j]}"
+            if not (unifac_groups[i] and unifac_groups[j]):
+                ideal.append(label)
+                continue
+            T = _reference_temperature(Tbs[i], Tbs[j])
+            unifac = UNIFAC.from_subgroups(
+                T=T,
+                xs=[0.5, 0.5],
+                chemgroups=[unifac_groups[i], unifac_groups[j]],
+                subgroups=UFSG,
+                interaction_data=UFIP,
+                version=0,
+            )
+            A_ij, A_ji = _ln_gamma_inf(unifac, T)
+            if A_ij * A_ji < 0.0:
+                A_ij = A_ji = 0.5 * (A_ij + A_ji)
+                symmetric.append(label)
+            B[i][j], B[j][i] = A_ij * T, A_ji * T
+            estimated.append(f"{label} ({T:.0f} K)")
+    warnings = []
+    if estimated:
+        warnings.append(
+            "VAN-LAAR: no maintained parameter source; A_ij for "
+            + ", ".join(estimated)
+            + " estimated from UNIFAC infinite-dilution activity coefficients (A_ij = B_ij / T)"
+        )
+    if symmetric:
+        warnings.append(
+            f"VAN-LAAR: UNIFAC gives constants of opposite sign for {', '.join(symmetric)}; "
+            "their mean used for both"
+        )
+    if ideal:
+        warnings.append(f"VAN-LAAR: no UNIFAC groups for {', '.join(ideal)}; treated as ideal")
+    return B, warnings

@@ -33,12 +33,12 @@ METHODS: dict[str, tuple[str, str]] = {
     "SRK": ("SRK-Peneloux", "SRK-Peneloux"),
     "UNIQUAC": ("UNIQUAC", "ideal-gas"),
     "WILSON": ("WILSON", "ideal-gas"),
+    "VAN-LAAR": ("VAN-LAAR", "ideal-gas"),
 }
 #: Cubic equations of state among the models above.
 EOS_MODELS = ("PR", "SRK", "SRK-Peneloux")
 #: Methods of the real enum the mock refuses, with the reason given in the error.
 REFUSED: dict[str, str] = {
-    "VAN-LAAR": "no maintained Van Laar model or parameter source is wired into the mock yet",
     "CHAO-SEA": "the Chao-Seader / Grayson-Streed correlations are not implemented in the mock",
 }
 
@@ -301,6 +301,14 @@ class PropertyPackage:
             )
             self._exp = {k: np.asarray(v, dtype=float) for k, v in mats.items()}
             self.warnings.extend(notes)
+        if liquid == "VAN-LAAR" and len(self.CASs) > 1:
+            from simulator_mock.binary_parameters import van_laar_parameters
+
+            B, notes = van_laar_parameters(
+                self.names, list(self.constants.UNIFAC_groups), list(self.constants.Tbs)
+            )
+            self._van_laar = np.asarray(B, dtype=float)
+            self.warnings.extend(notes)
         if liquid == "NRTL" and len(self.CASs) > 1:
             from simulator_mock.binary_parameters import nrtl_parameters
 
@@ -420,6 +428,10 @@ class PropertyPackage:
         if self.liquid_model == "NRTL":
             tau_bs, alpha_cs = (m[np.ix_(idx, idx)].tolist() for m in self._nrtl)
             return NRTL(T=T, xs=zs, tau_bs=tau_bs, alpha_cs=alpha_cs)
+        if self.liquid_model == "VAN-LAAR":
+            from simulator_mock.van_laar import VanLaar
+
+            return VanLaar(T=T, xs=zs, B=self._van_laar[np.ix_(idx, idx)].tolist())
         if self.liquid_model in ("UNIQUAC", "WILSON"):
             mats = {k: m[np.ix_(idx, idx)].tolist() for k, m in self._exp.items()}
             if self.liquid_model == "WILSON":

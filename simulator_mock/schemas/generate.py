@@ -238,7 +238,7 @@ def base(block_types: list[str]) -> dict[str, Any]:
                     "type": "object",
                     "properties": {
                         "method_name": string(
-                            "Aspen property method. The mock models IDEAL, NRTL, UNIQUAC, WILSON, UNIFAC, PENG-ROB, RK-SOAVE and SRK (Peneloux volume-translated); CHAO-SEA and VAN-LAAR are refused (UnknownPropertyMethod).",
+                            "Aspen property method. The mock models IDEAL, NRTL, UNIQUAC, WILSON, VAN-LAAR (parameters estimated from UNIFAC), UNIFAC, PENG-ROB, RK-SOAVE and SRK (Peneloux volume-translated); CHAO-SEA is refused (UnknownPropertyMethod).",
                             METHODS,
                         ),
                         "is_basis_method": {

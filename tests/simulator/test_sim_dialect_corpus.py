@@ -1101,9 +1101,9 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         ["blocks_Extract_data.B1.SPEC_DATA.OPT_THERMAL", "DUTY"],
     ),
     "property method the mock does not model": (
-        _set(heater, "property_methods/0/method_name", "VAN-LAAR"),
+        _set(heater, "property_methods/0/method_name", "CHAO-SEA"),
         "UnknownPropertyMethod",
-        ["VAN-LAAR", "not simulated"],
+        ["CHAO-SEA", "not simulated"],
     ),
 }
 
