@@ -100,6 +100,8 @@ class Extract(Block):
         )
         self.key1 = _key_list(spec.get("COMP1_LIST"), self, f"{where}.COMP1_LIST")
         self.key2 = _key_list(spec.get("COMP2_LIST"), self, f"{where}.COMP2_LIST")
+        self._single: set[int] = set()
+        self._last_l1_xs: np.ndarray | None = None
 
     def _is_first(self, xs_a: np.ndarray, xs_b: np.ndarray, carrier: int) -> bool:
         """True when liquid a (rather than b) is the 1st liquid: richer in the COMP1_LIST keys, else poorer
@@ -144,6 +146,8 @@ class Extract(Block):
     def run(self, feeds: dict[str, list[Stream]]) -> dict[str, Stream]:
         feed = self.mixed(feeds["F(IN)"])
         solvent = self.mixed(feeds["S(IN)"])
+        F: np.ndarray = np.asarray(feed.flows, dtype=float)
+        S: np.ndarray = np.asarray(solvent.flows, dtype=float)
         names = [self.outlet_name("L1(OUT)"), self.outlet_name("L2(OUT)")]
         N = self.n
         P_in = min(feed.P, solvent.P)
@@ -151,7 +155,7 @@ class Extract(Block):
         if self.thermal == "TEMP":
             Ts = _interpolate(self.T_profile, N, 298.15)
         else:  # ADIABATIC: every stage at the adiabatic mixing temperature of all feeds (stated in a warning)
-            all_flows = feed.flows + solvent.flows
+            all_flows = F + S
             mix = self.flash(
                 "mix",
                 all_flows,
@@ -164,22 +168,22 @@ class Extract(Block):
                 f"block {self.name}: ADIABATIC column solved at the adiabatic mixing temperature of its feeds "
                 f"({mix.T - 273.15:.2f} C) on every stage (heats of mixing between stages neglected)"
             )
-        carrier = int(np.argmax(feed.flows)) if feed.total > 0 else 0
+        carrier = int(np.argmax(F)) if feed.total > 0 else 0
         scale = max(feed.total + solvent.total, 1e-30)
-        per_comp = np.maximum(feed.flows + solvent.flows, 1e-12 * scale)
-        L1 = np.tile(feed.flows, (N, 1))  # 1st liquid leaving each stage (downwards)
-        L2 = np.tile(solvent.flows, (N, 1))  # 2nd liquid leaving each stage (upwards)
+        per_comp = np.maximum(F + S, 1e-12 * scale)
+        L1 = np.tile(F, (N, 1))  # 1st liquid leaving each stage (downwards)
+        L2 = np.tile(S, (N, 1))  # 2nd liquid leaving each stage (upwards)
         H = np.zeros(N)
-        self._single: set[int] = set()
-        self._last_l1_xs: np.ndarray | None = None
+        self._single = set()
+        self._last_l1_xs = None
         converged = False
         for sweep in range(MAX_SWEEPS):
             old1, old2 = L1.copy(), L2.copy()
             self._single = set()
             order = range(N) if sweep % 2 == 0 else range(N - 1, -1, -1)
             for k in order:
-                down = feed.flows if k == 0 else L1[k - 1]
-                up = solvent.flows if k == N - 1 else L2[k + 1]
+                down = F if k == 0 else L1[k - 1]
+                up = S if k == N - 1 else L2[k + 1]
                 L1[k], L2[k], H[k] = self._stage(k, down + up, float(Ts[k]), float(Ps[k]), carrier)
             change = float(np.max(np.maximum(np.abs(L1 - old1), np.abs(L2 - old2)).max(axis=0) / per_comp))
             if change < TOLERANCE:
