@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-ALGORITHMS = ("baseline", "prompt_opt", "grpo", "verl")
+ALGORITHMS = ("baseline", "prompt_opt", "grpo", "verl", "sft")
 
 DESCRIPTION = """\
 Train or evaluate the chemistry-expert agent with Microsoft Agent Lightning.

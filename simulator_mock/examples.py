@@ -239,6 +239,88 @@ def sep() -> Config:
     )
 
 
+def sep2() -> Config:
+    """Two-outlet component splitter: 95 % of methanol to the top, 90 % of water to the bottom."""
+    return flowsheet(
+        "Two-outlet component separator",
+        [METHANOL, WATER],
+        "NRTL",
+        {"S1": "Sep2"},
+        {"S1": {"FEED-1": "F(IN)", "TOP-1": "P(OUT)", "BOT-1": "P(OUT)"}},
+        {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
+        blocks_Sep2_data={
+            "S1": {
+                "SPEC_DATA": {
+                    "TOP-1": [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.95}],
+                    "BOT-1": [{"COMP_ID": "WATER", "FLOWBASIS": "MOLE", "FRACS": 0.9}],
+                }
+            }
+        },
+    )
+
+
+def duplicator() -> Config:
+    """Duplicator: two copies of one feed (Aspen leaves the copy out of the balance)."""
+    return flowsheet(
+        "Duplicator",
+        [METHANOL, WATER],
+        "NRTL",
+        {"D1": "Dupl"},
+        {"D1": {"FEED-1": "F(IN)", "OUT-1": "P(OUT)", "OUT-2": "P(OUT)"}},
+        {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
+    )
+
+
+def multistage_compressor() -> Config:
+    """Three-stage nitrogen compressor, 1 to 8 bar, intercooled to 25 C."""
+    return flowsheet(
+        "Multi-stage compressor",
+        [NITROGEN],
+        "IDEAL",
+        {"K1": "MCompr"},
+        {"K1": {"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}},
+        {"FEED-1": feed(25.0, 1.0, {"N2": 100.0})},
+        blocks_MCompr_data={
+            "K1": {
+                "SPEC_DATA": {
+                    "NSTAGE": 3,
+                    "TYPE": "ISENTROPIC",
+                    "PRES_VALUE": 8.0,
+                    "PRES_UNITS": "bar",
+                    "TEMP": {k: {"TEMP_VALUE": 25.0, "TEMP_UNITS": "C"} for k in ("1", "2", "3")},
+                }
+            }
+        },
+    )
+
+
+def rating_column() -> Config:
+    """Distl rating column: benzene/toluene, 12 stages, feed on 6, reflux ratio 2, D/F 0.5, 1 atm."""
+    return flowsheet(
+        "Distillation rating column",
+        [BENZENE, TOLUENE],
+        "IDEAL",
+        {"C1": "Distl"},
+        {"C1": {"FEED-1": "F(IN)", "D-1": "D(OUT)", "B-1": "B(OUT)"}},
+        {"FEED-1": feed(90.0, 1.2, {"BENZENE": 50.0, "TOLUENE": 50.0})},
+        blocks_Distl_data={
+            "C1": {
+                "SPEC_DATA": {
+                    "NSTAGE": 12,
+                    "FEED_LOC": 6,
+                    "RR": 2.0,
+                    "D_F": 0.5,
+                    "COND_TYPE": "TOTAL",
+                    "PTOP": 1.0,
+                    "PTOP_UNITS": "atm",
+                    "PBOT": 1.2,
+                    "PBOT_UNITS": "atm",
+                }
+            }
+        },
+    )
+
+
 def heat_exchanger() -> Config:
     """Hot water (90 C) heats cold water (20 C) to 60 C, countercurrent."""
     return flowsheet(
@@ -473,6 +555,36 @@ def decanter(method: str = "NRTL") -> Config:
     )
 
 
+ACETONE = {"cid": "ACETONE", "name": "C3H6O-1", "cas_number": "67-64-1", "database_name": "ACETONE"}
+
+
+def extractor(stages: int = 4, method: str = "NRTL", acetone: float = 1.0) -> Config:
+    """Acetone (1 mol % by default) extracted from water with benzene at 25 C: water feed on the top stage,
+    benzene solvent on the bottom stage, counter-current."""
+    return flowsheet(
+        "Extract",
+        [WATER, BENZENE, ACETONE],
+        method,
+        {"X1": "Extract"},
+        {"X1": {"FEED-1": "F(IN)", "SOLV-1": "S(IN)", "RAF-1": "L1(OUT)", "EXT-1": "L2(OUT)"}},
+        {
+            "FEED-1": feed(25.0, 1.01325, {"WATER": 99.0, "BENZENE": 0.0, "ACETONE": acetone}),
+            "SOLV-1": feed(25.0, 1.01325, {"WATER": 0.0, "BENZENE": 30.0, "ACETONE": 0.0}),
+        },
+        blocks_Extract_data={
+            "X1": {
+                "SPEC_DATA": {
+                    "NSTAGE": stages,
+                    "OPT_THERMAL": "TEMP",
+                    "TSPEC_TEMP": {"1": {"TSPEC_TEMP_VALUE": 25.0, "TSPEC_TEMP_UNITS": "C"}},
+                    "STAGE_PRES": {"1": {"STAGE_PRES_VALUE": 1.01325, "STAGE_PRES_UNITS": "bar"}},
+                    "COMP1_LIST": {"#1": "WATER"},
+                }
+            }
+        },
+    )
+
+
 N_BUTANE = {"cid": "NC4", "name": "C4H10-1", "cas_number": "106-97-8", "database_name": "N-BUTANE"}
 ISOBUTANE = {"cid": "IC4", "name": "C4H10-2", "cas_number": "75-28-5", "database_name": "ISOBUTANE"}
 
@@ -562,4 +674,5 @@ EXAMPLES = {
     "recycle": recycle,
     "three_phase_flash": three_phase_flash,
     "decanter": decanter,
+    "extractor": extractor,
 }
