@@ -28,12 +28,16 @@ def all_tasks() -> dict[str, list]:
 
 def test_tiers_sizes_and_languages(all_tasks: dict[str, list]) -> None:
     tiers = {name: [t.difficulty for t in tasks] for name, tasks in all_tasks.items()}
-    assert (tiers["train"].count(Difficulty.EASY), tiers["train"].count(Difficulty.MEDIUM)) == (4, 5)
-    assert tiers["train"].count(Difficulty.HARD) == 4
-    assert len(tiers["val"]) == 7
-    assert tiers["test"] == [Difficulty.HARD] * 4
+    assert (tiers["train"].count(Difficulty.EASY), tiers["train"].count(Difficulty.MEDIUM)) == (3, 4)
+    assert tiers["train"].count(Difficulty.HARD) == 3
+    assert len(tiers["val"]) == 5
+    assert tiers["test"] == [Difficulty.HARD] * 3
     every = [t for tasks in all_tasks.values() for t in tasks]
-    assert len({t.task_id for t in every}) == 24
+    assert len({t.task_id for t in every}) == 18
+    # the curated tasks moved out of the tiers stay maintained, in data/extra.jsonl (split "extra")
+    extra = load_tasks(DATA / "extra.jsonl")
+    assert extra and all(t.split == "extra" for t in extra)
+    assert not {t.task_id for t in extra} & {t.task_id for t in every}
     chinese = [t for t in every if CJK.search(t.user_requirement)]
     assert len(chinese) * 3 >= len(every)
     for name, tasks in all_tasks.items():
@@ -55,7 +59,7 @@ async def mock_client() -> SimulatorClient:
         yield client
 
 
-@pytest.mark.parametrize("split", SPLITS)
+@pytest.mark.parametrize("split", (*SPLITS, "extra"))
 async def test_reference_configs_run_and_expected_outputs_are_fresh(
     split: str, mock_client: SimulatorClient
 ) -> None:
@@ -87,7 +91,7 @@ def test_regenerate_command_rewrites_stale_values(tmp_path: Path, capsys: pytest
     assert load_tasks(path) == load_tasks(DATA / "val.jsonl")
 
 
-@pytest.mark.parametrize("split", SPLITS)
+@pytest.mark.parametrize("split", (*SPLITS, "extra"))
 async def test_reference_solution_through_the_tools_scores_one(
     split: str, mock_client: SimulatorClient
 ) -> None:
