@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from agentlightning.algorithm import FastAlgorithm
@@ -22,7 +23,8 @@ class BaselineAlgorithm(FastAlgorithm):
 
     Args:
         resources: Resources every rollout gets (the ``LLM`` and optionally a ``PromptTemplate``).
-        report: Where records, summary and plot go.
+        report: Where records, summary and plot go; an optional observer (``None``: records are only
+            returned through the store).
         repeats: Rollouts per task.
         test_dataset: Optional test tasks, run after validation.
         deadline_s: Give-up time per split.
@@ -31,7 +33,7 @@ class BaselineAlgorithm(FastAlgorithm):
     def __init__(
         self,
         resources: dict[str, Any],
-        report: RunReport,
+        report: RunReport | None = None,
         *,
         repeats: int = 1,
         test_dataset: Sequence[AspenTask] | None = None,
@@ -60,7 +62,12 @@ class BaselineAlgorithm(FastAlgorithm):
                 continue
             total = len(tasks) * self.repeats
             logger.info("baseline: %d rollouts on %s", total, mode)
-            with self.report.progress(f"baseline {mode}", total) as on_record:
+            progress = (
+                self.report.progress(f"baseline {mode}", total)
+                if self.report is not None
+                else nullcontext(None)
+            )
+            with progress as on_record:
                 await run_tasks(
                     store,
                     tasks,
