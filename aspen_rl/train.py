@@ -7,6 +7,7 @@ import logging
 import multiprocessing
 import random
 import sys
+import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -100,6 +101,7 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
         console.print(f"[yellow]warning:[/] {warning}")
     _preflight(args, settings)
 
+    stack_import = _StackImport()  # overlaps the slow imports with the services' start-up
     from aspen_rl.services import is_healthy, is_loopback, mock_simulator
 
     run_info: dict[str, Any] = {
@@ -140,6 +142,7 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
                 settings = settings.model_copy(update={"aspen_simulator_url": service.url})
                 run_info["simulator"] = service.url
             _warn_on_timeouts(settings, console)
+            stack_import.wait(console)
             llm, policy = _policy(args, settings, splits, stack, output_dir, local_model)
             run_info["policy"] = policy
             console.print(f"Rollouts driven by: {policy}")
@@ -461,7 +464,8 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
 def _configure_logging(log_file: Path) -> None:
     """Everything at INFO into the run's ``training.log``; the console keeps the progress bar and tables.
 
-    (Agent Lightning's store server configures uvicorn's own console logging, which stays.)
+    Agent Lightning's store server starts uvicorn with its default logging config, which would print
+    INFO lines on the console: that config is pointed at this file instead.
     """
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -470,8 +474,11 @@ def _configure_logging(log_file: Path) -> None:
     file_handler.setFormatter(
         logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s")
     )
+    # The store's polls would write an access line every 0.1 s: only their warnings are kept.
+    file_handler.addFilter(lambda r: r.name != "uvicorn.access" or r.levelno >= logging.WARNING)
     root.addHandler(file_handler)
     root.setLevel(logging.INFO)
+    _uvicorn_into_the_log()
     for noisy in (
         "httpx",
         "httpcore",
@@ -482,6 +489,65 @@ def _configure_logging(log_file: Path) -> None:
         "uvicorn.access",
     ):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def _uvicorn_into_the_log() -> None:
+    """Make uvicorn's default logging config (used by every ``uvicorn.Config`` of this process and its
+    forks, e.g. the Agent Lightning store server) hand its records to the root logger, not the console."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        entry = LOGGING_CONFIG["loggers"].setdefault(name, {})
+        entry["handlers"] = []
+        entry["propagate"] = True
+
+
+AGENT_STACK = ("agentlightning", "aspen_rl.agent")
+"""The slow imports of a run (Agent Lightning, AutoGen, LiteLLM, OpenTelemetry): 5-90 s on a cold cache."""
+
+
+class _StackImport:
+    """Imports the agent stack in a thread while the services start; :meth:`wait` shows a spinner."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.error: BaseException | None = None
+        self.started = time.monotonic()
+        self._thread = threading.Thread(target=self._load, name="aspen_rl-import", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        import importlib
+
+        try:
+            for name in AGENT_STACK:
+                importlib.import_module(name)
+        except BaseException as exc:  # re-raised in the main thread by wait()
+            self.error = exc
+
+    def wait(self, console: Console) -> None:
+        """Block until the imports are done, with a spinner naming them and the seconds spent."""
+        if self._thread.is_alive() and not console.is_terminal:
+            console.print("Loading Agent Lightning, AutoGen and LiteLLM (first run: up to 90 s)...")
+        elif self._thread.is_alive():
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            with Progress(
+                SpinnerColumn(),
+                TextColumn("Loading Agent Lightning, AutoGen and LiteLLM (first run: up to 90 s)"),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+            ) as progress:
+                progress.add_task("import", total=None)
+                while self._thread.is_alive():
+                    self._thread.join(0.1)
+        seconds = time.monotonic() - self.started
+        logger.info("agent stack imported in %.1f s", seconds)
+        console.print(f"Loaded Agent Lightning, AutoGen and LiteLLM ({seconds:.0f} s)")
+        if self.error is not None:
+            raise self.error
 
 
 def run_cli() -> None:
