@@ -10,6 +10,7 @@ from typing import Any
 from agentlightning.algorithm import FastAlgorithm
 
 from aspen_rl.algorithms.rollouts import publish, run_tasks
+from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport
 from aspen_rl.tasks import AspenTask
 
@@ -47,6 +48,8 @@ class BaselineAlgorithm(FastAlgorithm):
         self.repeats = repeats
         self.test_dataset = list(test_dataset or [])
         self.deadline_s = deadline_s
+        self.records: list[RolloutRecord] = []
+        """Every record of the last :meth:`run`, in task order (kept with or without a report)."""
 
     async def run(
         self,
@@ -54,6 +57,7 @@ class BaselineAlgorithm(FastAlgorithm):
         val_dataset: Sequence[AspenTask] | None = None,
     ) -> None:
         """Evaluate every split that has tasks."""
+        self.records = []
         store = self.get_store()
         resources_id = await publish(store, self.resources)
         for mode, tasks in (("train", train_dataset), ("val", val_dataset), ("test", self.test_dataset)):
@@ -68,7 +72,7 @@ class BaselineAlgorithm(FastAlgorithm):
                 else nullcontext(None)
             )
             with progress as on_record:
-                await run_tasks(
+                self.records += await run_tasks(
                     store,
                     tasks,
                     resources_id=resources_id,
