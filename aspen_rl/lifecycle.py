@@ -140,14 +140,23 @@ def _quiet_forked_child() -> None:
 os.register_at_fork(after_in_child=_quiet_forked_child)
 
 
-def stop_runner_processes() -> None:
-    """SIGTERM every live ``multiprocessing`` child of this process (the forked runners)."""
+def stop_runner_processes(wait_s: float = 3.0) -> None:
+    """SIGTERM every live ``multiprocessing`` child of this process (the forked runners) and wait for them.
+
+    Waiting (at most ``wait_s``) before the store is stopped keeps a runner that is mid-request from
+    meeting a closed store and logging a connection traceback into ``training.log``.
+    """
     import multiprocessing
 
-    for child in multiprocessing.active_children():
+    children = multiprocessing.active_children()
+    for child in children:
         with suppress(OSError, ValueError):
             if child.pid is not None:
                 os.kill(child.pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait_s
+    for child in children:
+        with suppress(OSError, ValueError, AssertionError):
+            child.join(max(0.0, deadline - time.monotonic()))
 
 
 def descendant_pids() -> set[int]:

@@ -474,6 +474,7 @@ def _configure_logging(log_file: Path) -> None:
     file_handler.setFormatter(
         logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s")
     )
+    file_handler.addFilter(_StoreRaceFilter())
     # The store's polls would write an access line every 0.1 s: only their warnings are kept.
     file_handler.addFilter(lambda r: r.name != "uvicorn.access" or r.levelno >= logging.WARNING)
     root.addHandler(file_handler)
@@ -548,6 +549,25 @@ class _StackImport:
         console.print(f"Loaded Agent Lightning, AutoGen and LiteLLM ({seconds:.0f} s)")
         if self.error is not None:
             raise self.error
+
+
+class _StoreRaceFilter(logging.Filter):
+    """One line instead of a traceback for a runner that polled the store before it was up.
+
+    Agent Lightning forks the runners before it starts the store server; on a loaded machine a runner's
+    first heartbeat can come before the server answers, and Agent Lightning logs that (then retries and
+    carries on) with a full traceback. The line and the exception's text are kept.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.name.startswith("agentlightning.runner") and "Heartbeat" in str(
+            record.msg
+        ):
+            record.msg = f"{record.getMessage()} ({record.exc_info[1]!r}; retried)"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+        return True
 
 
 def run_cli() -> None:

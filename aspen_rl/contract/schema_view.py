@@ -447,11 +447,14 @@ def _as_dict(document: Any) -> Mapping[str, Any]:
 
 
 def _cut(text: str, max_chars: int, names: Iterable[str]) -> str:
-    note_room = 160
-    kept = text[: max(0, max_chars - note_room)]
+    names = list(names)
+
+    def note(left: list[str]) -> str:
+        tail = f"; ask get_schema for fewer parts: not shown: {', '.join(left)}]" if left else "]"
+        return "\n[schema cut to fit the context budget" + tail
+
+    room = len(note(names))  # the longest the note can be: it never pushes the text past the budget
+    kept = text[: max(0, max_chars - room)]
     kept = kept[: kept.rfind("\n")] if "\n" in kept else kept
-    shown = [n for n in names if f"## {n}" in kept]
-    left = [n for n in names if n not in shown]
-    note = "\n[schema cut to fit the context budget"
-    note += f"; ask get_schema for fewer parts: not shown: {', '.join(left)}]" if left else "]"
-    return kept + note
+    left = [n for n in names if f"## {n}" not in kept]
+    return (kept + note(left))[:max_chars]

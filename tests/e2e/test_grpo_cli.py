@@ -91,7 +91,10 @@ def test_one_grpo_step_through_the_real_agent_then_resume(tmp_path: Path) -> Non
     assert [m["step"] for m in metrics(tmp_path / "run2")] == [1, 2]  # step 1 replayed from the checkpoint
     assert {r.extra[STEP_KEY] for r in load_records(tmp_path / "run2" / "rollouts.jsonl")} == {2}
     state = json.loads((step_1.parent / "step_2" / "trainer_state.json").read_text())
-    assert state["global_step"] == 2 and state["optimizer_steps"] == 2
+    # An optimiser update happens in a step unless every group had zero reward variance (a random tiny
+    # model often earns the same capped reward in every rollout): the count must follow the metrics.
+    updates = sum(int(m["updates"]) for m in metrics(tmp_path / "run2"))
+    assert state["global_step"] == 2 and state["optimizer_steps"] == updates
 
 
 @pytest.mark.slow
