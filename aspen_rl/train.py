@@ -529,8 +529,9 @@ class _StackImport:
 
     def wait(self, console: Console) -> None:
         """Block until the imports are done, with a spinner naming them and the seconds spent."""
-        if self._thread.is_alive() and not console.is_terminal:
+        if self._thread.is_alive() and not console.is_terminal:  # a log or a pipe: one line, no spinner
             console.print("Loading Agent Lightning, AutoGen and LiteLLM (first run: up to 90 s)...")
+            self._thread.join()
         elif self._thread.is_alive():
             from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 

@@ -77,3 +77,25 @@ def test_service_logs_are_written(tmp_path: Path) -> None:
     assert "Uvicorn running" in (tmp_path / "simulator.log").read_text(encoding="utf-8")
     policy_log = (tmp_path / "policy.log").read_text(encoding="utf-8")
     assert "offline scripted policy: 10 task(s)" in policy_log and "Uvicorn running" in policy_log
+
+
+def test_stack_import_reports_what_loads_and_its_seconds(monkeypatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from aspen_rl import train
+
+    monkeypatch.setattr(train, "AGENT_STACK", ("json", "aspen_rl.records"))
+    console = Console(file=io.StringIO(), width=120)
+    train._StackImport().wait(console)
+    assert "Loaded Agent Lightning, AutoGen and LiteLLM (" in console.file.getvalue()
+
+    monkeypatch.setattr(train, "AGENT_STACK", ("aspen_rl.no_such_module",))
+    loader = train._StackImport()
+    try:
+        loader.wait(Console(file=io.StringIO()))
+    except ModuleNotFoundError as exc:
+        assert "no_such_module" in str(exc)
+    else:
+        raise AssertionError("a failed import must surface in the main thread")
