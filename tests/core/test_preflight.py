@@ -68,3 +68,13 @@ def test_an_api_key_without_a_url_is_warned(tmp_path: Path) -> None:
     text = " ".join(proc.stderr.split())
     assert "an API key is set (--api-key / MODEL_API_KEY) but no model URL" in text
     assert "sk-test" not in proc.stderr
+
+
+def test_verl_without_its_extra_or_a_gpu_is_refused_at_once(tmp_path: Path) -> None:
+    from aspen_rl.algorithms.verl_config import missing_verl_requirements
+
+    if not missing_verl_requirements():
+        pytest.skip("verl and a GPU are available here")
+    proc, seconds = _train(tmp_path, "--algorithm", "verl")
+    assert proc.returncode == 2 and "missing here:" in proc.stderr and "Traceback" not in proc.stderr
+    assert seconds < 10.0
