@@ -542,7 +542,8 @@ class _StackImport:
                 console=console,
                 transient=True,
             ) as progress:
-                progress.add_task("import", total=None)
+                task = progress.add_task("import", total=None)
+                progress.tasks[task].start_time = self.started  # count from the import's start
                 while self._thread.is_alive():
                     self._thread.join(0.1)
         seconds = time.monotonic() - self.started

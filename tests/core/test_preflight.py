@@ -35,20 +35,9 @@ def _train(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str]
         (("--algorithm", "grpo", "--model", "{tmp}", "--resume", "{tmp}"), "not a GRPO checkpoint"),
         (("--algorithm", "grpo", "--repeats", "1"), "--repeats (G) must be >= 2"),
         (("--algorithm", "grpo", "--model", "Org/not-cached-model"), "not in the Hugging Face cache"),
-        (
-            (
-                "--config",
-                "{tmp}/typo.yaml",
-            ),
-            "unknown algorithm section(s) grop; known: baseline",
-        ),
-        (
-            (
-                "--config",
-                "{tmp}/broken.yaml",
-            ),
-            "invalid settings",
-        ),
+        (("--config", "{tmp}/typo.yaml"), "unknown algorithm section(s) grop; known: baseline"),
+        (("--config", "{tmp}/broken.yaml"), "invalid settings"),
+        (("--algorithm", "prompt_opt", "--config", "{tmp}/beam.yaml"), "algorithms.prompt_opt settings"),
     ],
 )
 def test_bad_input_is_a_clear_error_before_any_service(
@@ -56,6 +45,7 @@ def test_bad_input_is_a_clear_error_before_any_service(
 ) -> None:
     (tmp_path / "typo.yaml").write_text("algorithms:\n  grop: {}\n", encoding="utf-8")
     (tmp_path / "broken.yaml").write_text("reward: [unclosed\n", encoding="utf-8")
+    (tmp_path / "beam.yaml").write_text("algorithms:\n  prompt_opt: {beam_widht: 3}\n", encoding="utf-8")
     proc, seconds = _train(tmp_path, *(a.replace("{tmp}", str(tmp_path)) for a in argv))
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert message in " ".join(proc.stderr.split()), proc.stderr
