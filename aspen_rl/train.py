@@ -80,6 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: Any, console: Console, lifecycle: Any) -> int:
+    if get_algorithm(args.algorithm).standalone:  # sft: no store, services or rollouts
+        return _run_sft(args, console)
     args.mode = _resolve_mode(args)
     settings = _load_settings(args)
     output_dir = args.output_dir or settings.output_dir / datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -231,6 +233,25 @@ def _write_interrupted(
         "splits": {},
     }
     write_summary(output_dir, summary)
+
+
+def _run_sft(args: Any, console: Console) -> int:
+    """``--algorithm sft``: configs/sft.yaml, overridden by --model, --seed and --output-dir; no rollouts."""
+    from aspen_rl.algorithms.sft.algorithm import run_sft
+    from aspen_rl.algorithms.sft.config import load_sft_config
+
+    overrides: dict[str, Any] = {"seed": args.seed}
+    if args.model:
+        overrides["model"] = args.model
+    if args.output_dir:
+        overrides.update(output_dir=str(args.output_dir.parent), run_name=args.output_dir.name)
+    try:
+        config = load_sft_config(**overrides)
+        path = run_sft(config)
+    except (ValueError, FileNotFoundError) as exc:  # SFTConfigError is a ValueError
+        raise UsageError(f"--algorithm sft: {exc}") from exc
+    console.print(f"SFT checkpoint written to {path} (start GRPO from it: --algorithm grpo --model {path})")
+    return 0
 
 
 def _resolve_mode(args: Any) -> str:

@@ -239,6 +239,88 @@ def sep() -> Config:
     )
 
 
+def sep2() -> Config:
+    """Two-outlet component splitter: 95 % of methanol to the top, 90 % of water to the bottom."""
+    return flowsheet(
+        "Two-outlet component separator",
+        [METHANOL, WATER],
+        "NRTL",
+        {"S1": "Sep2"},
+        {"S1": {"FEED-1": "F(IN)", "TOP-1": "P(OUT)", "BOT-1": "P(OUT)"}},
+        {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
+        blocks_Sep2_data={
+            "S1": {
+                "SPEC_DATA": {
+                    "TOP-1": [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.95}],
+                    "BOT-1": [{"COMP_ID": "WATER", "FLOWBASIS": "MOLE", "FRACS": 0.9}],
+                }
+            }
+        },
+    )
+
+
+def duplicator() -> Config:
+    """Duplicator: two copies of one feed (Aspen leaves the copy out of the balance)."""
+    return flowsheet(
+        "Duplicator",
+        [METHANOL, WATER],
+        "NRTL",
+        {"D1": "Dupl"},
+        {"D1": {"FEED-1": "F(IN)", "OUT-1": "P(OUT)", "OUT-2": "P(OUT)"}},
+        {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
+    )
+
+
+def multistage_compressor() -> Config:
+    """Three-stage nitrogen compressor, 1 to 8 bar, intercooled to 25 C."""
+    return flowsheet(
+        "Multi-stage compressor",
+        [NITROGEN],
+        "IDEAL",
+        {"K1": "MCompr"},
+        {"K1": {"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}},
+        {"FEED-1": feed(25.0, 1.0, {"N2": 100.0})},
+        blocks_MCompr_data={
+            "K1": {
+                "SPEC_DATA": {
+                    "NSTAGE": 3,
+                    "TYPE": "ISENTROPIC",
+                    "PRES_VALUE": 8.0,
+                    "PRES_UNITS": "bar",
+                    "TEMP": {k: {"TEMP_VALUE": 25.0, "TEMP_UNITS": "C"} for k in ("1", "2", "3")},
+                }
+            }
+        },
+    )
+
+
+def rating_column() -> Config:
+    """Distl rating column: benzene/toluene, 12 stages, feed on 6, reflux ratio 2, D/F 0.5, 1 atm."""
+    return flowsheet(
+        "Distillation rating column",
+        [BENZENE, TOLUENE],
+        "IDEAL",
+        {"C1": "Distl"},
+        {"C1": {"FEED-1": "F(IN)", "D-1": "D(OUT)", "B-1": "B(OUT)"}},
+        {"FEED-1": feed(90.0, 1.2, {"BENZENE": 50.0, "TOLUENE": 50.0})},
+        blocks_Distl_data={
+            "C1": {
+                "SPEC_DATA": {
+                    "NSTAGE": 12,
+                    "FEED_LOC": 6,
+                    "RR": 2.0,
+                    "D_F": 0.5,
+                    "COND_TYPE": "TOTAL",
+                    "PTOP": 1.0,
+                    "PTOP_UNITS": "atm",
+                    "PBOT": 1.2,
+                    "PBOT_UNITS": "atm",
+                }
+            }
+        },
+    )
+
+
 def heat_exchanger() -> Config:
     """Hot water (90 C) heats cold water (20 C) to 60 C, countercurrent."""
     return flowsheet(

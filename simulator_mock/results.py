@@ -81,13 +81,17 @@ def _balances(flowsheet: Flowsheet, solution: Solution) -> dict[str, Any]:
     streams, topo = solution.streams, flowsheet.topology
     feeds = [streams[s] for s in topo.feeds]
     products = [streams[s] for s in topo.products]
-    mass_in = sum(s.mass_flow(MWs) for s in feeds)
+    # copies a Dupl makes are sources: Aspen leaves duplicated material out of its balance
+    copies = [c for b in solution.blocks.values() for c in b.copies]
+    duplicated = sum(s.mass_flow(MWs) for s in copies)
+    duplicated_H = sum(s.enthalpy_flow for s in copies)
+    mass_in = sum(s.mass_flow(MWs) for s in feeds) + duplicated
     mass_out = sum(s.mass_flow(MWs) for s in products)
     heat = sum(b.heat for b in solution.blocks.values())
     work = sum(b.work for b in solution.blocks.values())
     # enthalpy of liquids' pressure changes that the model's liquid enthalpy leaves out (Pump, Valve)
     pressure_term = sum(b.pressure_enthalpy for b in solution.blocks.values())
-    H_in = sum(s.enthalpy_flow for s in feeds)
+    H_in = sum(s.enthalpy_flow for s in feeds) + duplicated_H
     H_out = sum(s.enthalpy_flow for s in products)
     mass_error = abs(mass_in - mass_out) / max(mass_in, 1e-30)
     scale = max(sum(abs(s.enthalpy_flow) for s in feeds), sum(abs(s.enthalpy_flow) for s in products))
@@ -112,6 +116,8 @@ def _balances(flowsheet: Flowsheet, solution: Solution) -> dict[str, Any]:
         "mass_in_kg_hr": mass_in * 3600.0,
         "mass_out_kg_hr": mass_out * 3600.0,
         "mass_relative_error": mass_error,
+        "duplicated_kg_hr": duplicated * 3600.0,
+        "duplicated_enthalpy_kW": duplicated_H / 1000.0,
         "enthalpy_in_kW": H_in / 1000.0,
         "enthalpy_out_kW": H_out / 1000.0,
         "heat_duty_kW": heat / 1000.0,

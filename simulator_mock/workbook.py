@@ -191,7 +191,7 @@ def sheets(results: dict[str, Any], config: dict[str, Any]) -> dict[str, list[li
     out = {STREAM_SHEET: _stream_summary(results)}
     for name, block_type, block in _blocks(results, config):
         cls = BLOCK_CLASSES.get(block_type)
-        if cls is None:
+        if cls is None or not cls.result_sheet:
             continue
         rows = Rows()
         cls.result_rows(block, rows)

@@ -60,6 +60,8 @@ class AlgorithmSpec:
         preflight: ``BuildContext -> None`` without resources or report, run before any service starts
             (arguments, paths, models, environment); raise :class:`UsageError`.
         settings_model: The pydantic model of its ``algorithms.<name>`` section, if it has one.
+        standalone: Runs on its own, without the store, services or rollouts (``sft``: the CLI hands it
+            over before any of them starts; ``build`` is not used).
     """
 
     name: str
@@ -70,6 +72,7 @@ class AlgorithmSpec:
     min_repeats: int = 1
     preflight: Callable[[BuildContext], None] | None = None
     settings_model: Callable[[], type] | None = None
+    standalone: bool = False
 
     @property
     def default_mode(self) -> str:
@@ -312,5 +315,22 @@ register_algorithm(
         help="Agent Lightning's VERL trainer (CUDA GPUs, the verl extra)",
         trains_weights=True,
         preflight=_preflight_verl,
+    )
+)
+
+
+def _build_sft(ctx: BuildContext) -> Any:
+    raise UsageError(
+        "--algorithm sft runs on its own (python -m aspen_rl.train --algorithm sft), not in a rollout loop"
+    )
+
+
+register_algorithm(
+    AlgorithmSpec(
+        "sft",
+        _build_sft,
+        help="supervised fine-tuning on recorded demonstrations (configs/sft.yaml), no rollouts",
+        trains_weights=True,
+        standalone=True,
     )
 )

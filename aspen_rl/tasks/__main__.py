@@ -1,4 +1,4 @@
-"""``python -m aspen_rl.tasks``: validate task files and regenerate their expected outputs."""
+"""``python -m aspen_rl.tasks``: validate, regenerate, generate task files; record demonstrations."""
 
 from __future__ import annotations
 
@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="write nothing; exit 1 if any stored value is out of date",
             )
+    from aspen_rl.tasks.generator.cli import add_parsers
+
+    add_parsers(sub)
     return parser
 
 
@@ -111,6 +114,14 @@ def _validate(paths: list[Path]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = _parser().parse_args(argv)
+    if args.command in ("generate", "stats", "demos", "baseline"):
+        from aspen_rl.tasks.generator.cli import run
+
+        try:
+            return run(args)
+        except (TaskFileError, SimulatorError, ValueError, RuntimeError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     paths = _paths(args)
     try:
         if args.command == "validate":

@@ -78,6 +78,8 @@ class Block(ABC):
     outlet_ports: ClassVar[dict[str, Cardinality]] = {"P(OUT)": (1, 1)}
     port_aliases: ClassVar[dict[str, str]] = {}
     data_required: ClassVar[bool] = True
+    #: False when the real export writes no ``<BLOCK>_result`` sheet for the type (Dupl)
+    result_sheet: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -106,6 +108,9 @@ class Block(ABC):
         self.heat = 0.0
         self.work = 0.0
         self.pressure_enthalpy = 0.0
+        #: outlet copies the block creates beyond its feed (Dupl): the flowsheet balance counts them as
+        #: sources, as Aspen leaves duplicates out of its balance
+        self.copies: list[Stream] = []
         self.report: dict[str, Any] = {}
         if data is None and self.data_required:
             raise SpecificationError(

@@ -474,6 +474,34 @@ WORKBOOKS: list[tuple[Callable[[], dict[str, Any]], str, str, Callable[[list[str
         + per_cid("F X Y K", c),
     ),
     (examples.sep, "S1", "Sep", lambda c: with_units("QCALC!")),
+    (examples.sep2, "S1", "Sep2", lambda c: with_units("QCALC!")),
+    (
+        examples.rating_column,
+        "C1",
+        "Distl",
+        lambda c: with_units(
+            "COND_DUTY!", "REB_DUTY!", "FEED_TRAY_T!", "TOP_TEMP!", "BOTTOM_TEMP!", "FEED_QUALITY"
+        ),
+    ),
+    (
+        examples.multistage_compressor,
+        "K1",
+        "MCompr",
+        lambda c: with_units("B_PRES2!", "QCALC2!", "DUTY_OUT!", "WNET!", "QNET!")
+        + [
+            name
+            for k in (1, 2, 3)
+            for name in with_units(
+                f"B_TEMP_{k}!", f"B_PRES_{k}!", f"PRES_RATIO_{k}", f"IND_POWER_{k}!", f"BRAKE_POWER_{k}!",
+                f"HEAD_CAL_{k}!", f"VFLOW_{k}!",
+            )
+        ]
+        + [
+            name
+            for k in (1, 2, 3)
+            for name in with_units(f"COOL_TEMP_{k}!", f"COOL_PRES_{k}!", f"QCALC_{k}!", f"B_VFRAC_{k}")
+        ],
+    ),
     (
         examples.heat_exchanger,
         "E1",
@@ -539,8 +567,16 @@ WORKBOOKS: list[tuple[Callable[[], dict[str, Any]], str, str, Callable[[list[str
 
 def test_every_block_type_has_a_workbook_case() -> None:
     """A block type added to simulator_mock/blocks/ must get its <BLOCK>_result rows checked here."""
-    elsewhere = {"FSplit", "RStoic"}  # their sheets are checked in the recycle and reactor tests below
+    # FSplit and RStoic sheets are checked in the recycle and reactor tests below; Dupl has none
+    elsewhere = {"FSplit", "RStoic", "Dupl"}
     assert {w[2] for w in WORKBOOKS} | elsewhere == set(BLOCK_TYPES)
+
+
+def test_dupl_gets_no_block_sheet(client: TestClient) -> None:
+    """The real export has no Dupl branch: the workbook holds the Stream Summary only."""
+    answer = run(client, examples.duplicator())
+    assert list(workbook_rows(answer["result_file_path"])) == ["Stream Summary"]
+    assert "Dupl" in NOT_WRITTEN
 
 
 def workbook_rows(path: str | Path) -> dict[str, list[tuple[Any, ...]]]:

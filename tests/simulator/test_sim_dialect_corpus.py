@@ -19,6 +19,7 @@ from simulator_mock.examples import (
     METHANE,
     METHANOL,
     MIXER_DEFAULTS,
+    NITROGEN,
     VALVE_DEFAULTS,
     WATER,
     column,
@@ -26,6 +27,8 @@ from simulator_mock.examples import (
     flowsheet,
     heat_exchanger,
     heater,
+    multistage_compressor,
+    rating_column,
     reactor_recycle,
     recycle,
     sep,
@@ -96,6 +99,30 @@ def heater_spec(**spec: Any) -> Config:
 
 
 MEOH_WATER = {"MEOH": 40.0, "WATER": 60.0}
+
+
+def dupl(spec: Config) -> Config:
+    return single(
+        "Dupl",
+        {"SPEC_DATA": spec},
+        stream(amounts=MEOH_WATER),
+        [METHANOL, WATER],
+        ports={"FEED-1": "F(IN)", "OUT-1": "P(OUT)", "OUT-2": "P(OUT)"},
+    )
+
+
+def mcompr(spec: Config) -> Config:
+    return single("MCompr", {"SPEC_DATA": spec}, stream(amounts={"N2": 100.0}), [NITROGEN], method="IDEAL")
+
+
+def sep2(spec: Config) -> Config:
+    return single(
+        "Sep2",
+        {"SPEC_DATA": spec},
+        stream(amounts=MEOH_WATER),
+        [METHANOL, WATER],
+        ports={"FEED-1": "F(IN)", "TOP-1": "P(OUT)", "BOT-1": "P(OUT)"},
+    )
 
 
 def flash(**spec: Any) -> Config:
@@ -516,6 +543,33 @@ VALID: dict[str, Callable[[], Config]] = {
     "flash3 TV": lambda: flash3(SPEC_OPT="TV", TEMP_VALUE=60.0, TEMP_UNITS="C", VFRAC_VALUE=0.2),
     "decanter at a temperature": lambda: decanter(TEMP_VALUE=40.0, TEMP_UNITS="C"),
     "decanter with a duty": lambda: decanter(DUTY_VALUE=-50.0, DUTY_UNITS="kW", PRES_VALUE=0.0),
+    # Dupl
+    "dupl two copies": lambda: dupl({}),
+    # Sep2
+    "sep2 fractions to both outlets": lambda: sep2(
+        {
+            "TOP-1": [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.95}],
+            "BOT-1": [{"COMP_ID": "WATER", "FLOWBASIS": "MASS", "FRACS": 0.9}],
+        }
+    ),
+    # MCompr
+    "mcompr final discharge, intercooled": multistage_compressor,
+    "mcompr per-stage ratio and pressure": lambda: mcompr(
+        {
+            "NSTAGE": 2,
+            "TYPE": "ISENTROPIC",
+            "PRATIO": {"1": 2.5},
+            "C_S_PRES": {"2": {"C_S_PRES_VALUE": 600.0, "C_S_PRES_UNITS": "kPa"}},
+            "SEFF": {"1": 0.78, "2": 0.75},
+            "MEFF": {"1": 0.98},
+            "TEMP": {"1": {"TEMP_VALUE": 313.15, "TEMP_UNITS": "K"}},
+        }
+    ),
+    # Distl
+    "distl total condenser": rating_column,
+    "distl partial condenser": lambda: _set(
+        rating_column, "blocks_Distl_data/C1/SPEC_DATA/COND_TYPE", "PARTIAL"
+    )(),
     # flowsheets
     "recycle with a convergence section": recycle,
     "recycle with Aspen's default convergence": lambda: without(recycle(), "convergence"),
@@ -597,6 +651,10 @@ def test_corpus_covers_every_block_type_and_option() -> None:
         "RadFrac",
         "Flash3",
         "Decanter",
+        "Dupl",
+        "Sep2",
+        "MCompr",
+        "Distl",
     }
     flash3_options = {
         c["blocks_Flash3_data"][b]["SPEC_DATA"]["SPEC_OPT"]
@@ -1066,6 +1124,53 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         lambda: flash3(SPEC_OPT="TD", TEMP_VALUE=25.0, TEMP_UNITS="C", DUTY_VALUE=0.0, DUTY_UNITS="kW"),
         "UnsupportedOption",
         ["blocks_Flash3_data.B1.SPEC_DATA.SPEC_OPT", "TD"],
+    ),
+    "Dupl block-local property method": (
+        lambda: dupl({"OPSETNAME": "PENG-ROB"}),
+        "UnsupportedOption",
+        ["blocks_Dupl_data.B1.SPEC_DATA.OPSETNAME"],
+    ),
+    "Sep2 FLOWS (not in the real Sep2 part)": (
+        lambda: sep2({"TOP-1": [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FLOWS": 5.0}]}),
+        "SchemaValidationError",
+        ["blocks_Sep2_data.B1.SPEC_DATA", "FLOWS"],
+    ),
+    "Sep2 component without a split": (
+        lambda: sep2({"TOP-1": [{"COMP_ID": "MEOH", "FLOWBASIS": "MOLE", "FRACS": 0.5}]}),
+        "InvalidSpecification",
+        ["blocks_Sep2_data.B1.SPEC_DATA", "WATER"],
+    ),
+    "MCompr polytropic efficiency": (
+        lambda: mcompr({"NSTAGE": 2, "PRES_VALUE": 4.0, "PRES_UNITS": "bar", "PEFF": {"1": 0.8}}),
+        "UnsupportedOption",
+        ["blocks_MCompr_data.B1.SPEC_DATA.PEFF"],
+    ),
+    "MCompr intercooler duty": (
+        lambda: mcompr(
+            {
+                "NSTAGE": 2,
+                "PRES_VALUE": 4.0,
+                "PRES_UNITS": "bar",
+                "DUTY": {"1": {"DUTY_VALUE": -5, "DUTY_UNITS": "kW"}},
+            }
+        ),
+        "UnsupportedOption",
+        ["blocks_MCompr_data.B1.SPEC_DATA.DUTY"],
+    ),
+    "MCompr stage without a specification": (
+        lambda: mcompr({"NSTAGE": 2, "PRATIO": {"1": 2.0}}),
+        "InvalidSpecification",
+        ["blocks_MCompr_data.B1.SPEC_DATA", "stage 2"],
+    ),
+    "Distl feed stage on the reboiler": (
+        _set(rating_column, "blocks_Distl_data/C1/SPEC_DATA/FEED_LOC", 12),
+        "InvalidSpecification",
+        ["blocks_Distl_data.C1.SPEC_DATA.FEED_LOC"],
+    ),
+    "Distl condenser type": (
+        _set(rating_column, "blocks_Distl_data/C1/SPEC_DATA/COND_TYPE", "VAPLIQ"),
+        "SchemaValidationError",
+        ["blocks_Distl_data.C1.SPEC_DATA.COND_TYPE"],
     ),
     "block type the mock does not model": (
         _set(heater, "blocks/0/type", "RBatch"),

@@ -1,0 +1,130 @@
+"""Every knob of supervised fine-tuning in one typed config, loaded from ``configs/sft.yaml``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from aspen_rl.algorithms.grpo.config import LoRASettings
+from aspen_rl.yaml_files import read_mapping
+
+DEFAULT_CONFIG_PATH = Path("configs/sft.yaml")
+"""Where ``load_sft_config`` looks by default (relative to the working directory, then the repository)."""
+
+_REPO_ROOT = Path(__file__).resolve().parents[3]
+
+
+class SFTConfigError(ValueError):
+    """An SFT config file or override that cannot be used, with the offending key named."""
+
+
+class SFTConfig(BaseModel):
+    """Supervised warm start on simulator-verified demonstrations.
+
+    Field names follow TRL's ``SFTConfig`` / ``GRPOConfig`` where the meaning is the same. The trainer reads
+    only from this object.
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    # ---- model
+    model: str = Field("Qwen/Qwen2.5-0.5B-Instruct", description="Base model: a local directory or a hub id.")
+    tokenizer: str | None = Field(None, description="Tokenizer path or id; None uses the model's.")
+    chat_template: str | None = Field(
+        None,
+        description="Chat template the demonstrations are rendered with (saved with the checkpoint, so GRPO "
+        "renders the same): a Jinja file, or 'chatml-tools' (built in); None: the tokenizer's own. It must "
+        "render the agent's tools.",
+    )
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
+        "auto", description="Weights dtype; 'auto' is bfloat16 on a GPU that supports it, else float32."
+    )
+    device: str = Field("auto", description="Torch device ('auto': cuda if available, else cpu).")
+    gradient_checkpointing: bool = Field(False, description="Trade compute for memory.")
+    lora: LoRASettings = Field(
+        default_factory=LoRASettings,
+        description="LoRA adapters (merged into the weights at save) or full weights (enabled: false).",
+    )
+
+    # ---- data
+    demonstrations: str = Field(
+        "data/generated/train_demos.jsonl",
+        description="Transcripts (python -m aspen_rl.tasks demos); recorded from `tasks` when missing.",
+    )
+    tasks: str | None = Field(
+        "data/generated/train.jsonl",
+        description="Task file whose expert transcripts are recorded (in-process mock) when `demonstrations` "
+        "does not exist; None: the transcripts must exist.",
+    )
+    system_prompt: str | None = Field(
+        None,
+        description="Replace every transcript's system message with this file's text (None: keep the "
+        "recorded one, the agent's default prompt).",
+    )
+    include_tools: bool = Field(
+        True,
+        description="Render the tools in the prompt as the agent sends them (the chat template's block).",
+    )
+    max_assistant_turns: int | None = Field(
+        None,
+        ge=1,
+        description="Learn only the first k assistant turns of each transcript (1: the first tool call); "
+        "None: all turns.",
+    )
+    max_length: int = Field(8192, gt=0, description="Longest training row in tokens; longer rows are cut.")
+
+    # ---- optimisation
+    epochs: float = Field(3.0, gt=0, description="Passes over the demonstrations (fractions allowed).")
+    batch_size: int = Field(4, gt=0, description="Rows per optimiser update.")
+    micro_batch_size: int = Field(2, gt=0, description="Rows per forward/backward (gradients accumulated).")
+    learning_rate: float = Field(1.0e-4, gt=0, description="AdamW learning rate.")
+    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
+    adam_beta1: float = Field(0.9, ge=0, lt=1, description="AdamW beta1.")
+    adam_beta2: float = Field(0.999, ge=0, lt=1, description="AdamW beta2.")
+    warmup_steps: int = Field(0, ge=0, description="Linear learning-rate warm-up (optimiser updates).")
+    lr_schedule: Literal["constant", "linear"] = Field(
+        "linear", description="After warm-up: constant, or linear decay to 0 at the last update."
+    )
+    max_grad_norm: float = Field(1.0, gt=0, description="Gradient clipping by global norm.")
+    seed: int = Field(0, description="Seed of torch, python and the shuffling.")
+
+    # ---- output
+    output_dir: str = Field("models/sft", description="Root of checkpoints: <output_dir>/<run_name>/.")
+    run_name: str = Field("sft", description="Name of the run.")
+    log_every: int = Field(10, gt=0, description="Log the loss every k optimiser updates.")
+
+
+def _resolve(path: str | Path) -> Path:
+    path = Path(path)
+    if path.is_absolute() or path.exists():
+        return path
+    return _REPO_ROOT / path
+
+
+def load_sft_config(path: str | Path | None = DEFAULT_CONFIG_PATH, **overrides: Any) -> SFTConfig:
+    """Load an ``SFTConfig`` from YAML, then apply keyword overrides (``lora={"r": 8}`` for sections).
+
+    Raises:
+        SFTConfigError: malformed YAML, unknown keys or invalid values.
+        FileNotFoundError: the file does not exist.
+    """
+    data: dict[str, Any] = {}
+    source = "overrides"
+    if path is not None:
+        resolved = _resolve(path)
+        if not resolved.is_file():
+            raise FileNotFoundError(f"SFT config not found: {path}")
+        source = str(resolved)
+        data = read_mapping(resolved, what="SFT settings", error=SFTConfigError)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(data.get(key), dict):
+            data[key] = {**data[key], **value}
+        else:
+            data[key] = value
+    try:
+        return SFTConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise SFTConfigError(f"{source}: invalid SFT config: {problems}") from exc

@@ -1,0 +1,59 @@
+"""A tiny BPE chat tokenizer trained locally on transcripts, for CPU learning tests and smoke runs.
+
+GRPO's tiny tokenizer (``grpo/tiny.py``) has only byte tokens: fine for plumbing, slow to learn with (a block
+type such as ``Flash2`` is six tokens, a requirement ~600). This one learns merges from the given texts
+(seconds, nothing downloaded) and keeps the same special tokens and Qwen2.5-style chat template, so
+sequences are ~4x shorter and a tiny model built from a config can learn the first tool call on a CPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from aspen_rl.algorithms.grpo.tiny import CHAT_TEMPLATE
+
+
+def train_chat_tokenizer(texts: Iterable[str], *, vocab_size: int = 2000) -> Any:
+    """A byte-level BPE tokenizer with ``vocab_size`` entries learnt from ``texts``, with the chat "
+    "template."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(list(texts), trainer=trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        additional_special_tokens=["<|im_start|>"],
+        chat_template=CHAT_TEMPLATE,
+    )
+    fast.add_tokens(["<tool_call>", "</tool_call>"])  # added but not special, as in Qwen2.5
+    return fast
+
+
+def transcript_texts(transcripts: Iterable[dict[str, Any]], *, max_chars: int = 4000) -> list[str]:
+    """Text of every message of the transcripts (tool answers cut to ``max_chars``), to train a tokenizer "
+    "on."""
+    import json
+
+    texts: list[str] = []
+    for transcript in transcripts:
+        for message in transcript["messages"]:
+            if message.get("content"):
+                texts.append(str(message["content"])[:max_chars])
+            for call in message.get("tool_calls") or []:
+                function = call["function"]
+                texts.append(
+                    json.dumps({"name": function["name"], "arguments": json.loads(function["arguments"])})
+                )
+    return texts

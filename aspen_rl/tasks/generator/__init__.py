@@ -1,0 +1,27 @@
+"""Seeded task generator: documented families, every draw verified on the simulator; demonstrations."""
+
+from __future__ import annotations
+
+from aspen_rl.tasks.generator.base import FAMILIES, Draft, Family, TargetSpec, family
+from aspen_rl.tasks.generator.build import (
+    GenerationError,
+    GenerationStats,
+    family_of,
+    generate_tasks,
+    holdout_key,
+    language_of,
+)
+
+__all__ = [
+    "FAMILIES",
+    "Draft",
+    "Family",
+    "GenerationError",
+    "GenerationStats",
+    "TargetSpec",
+    "family",
+    "family_of",
+    "generate_tasks",
+    "holdout_key",
+    "language_of",
+]

@@ -1,0 +1,135 @@
+"""Task generator: reproducible by seed, every reference solution scores 1.0 through the real tools, no
+overlap with the shipped val/test tasks, families and languages balanced as the README documents."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from aspen_rl.simulator import SimulatorClient
+from aspen_rl.tasks import load_split, load_tasks
+from aspen_rl.tasks.__main__ import main as tasks_cli
+from aspen_rl.tasks.generator import FAMILIES, family_of, generate_tasks, holdout_key, language_of
+from aspen_rl.tasks.generator.build import task_key
+from aspen_rl.tasks.generator.demos import record_demos
+from aspen_rl.tasks.regenerate import in_process_client
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+GENERATED = DATA / "generated"
+
+
+@pytest.fixture(scope="module")
+def shipped() -> dict[str, list]:
+    return {name: load_tasks(GENERATED / f"{name}.jsonl") for name in ("train", "eval")}
+
+
+@pytest.fixture(scope="module")
+def held_out() -> list:
+    return load_split("val", DATA) + load_split("test", DATA)
+
+
+@pytest.fixture
+async def mock_client() -> SimulatorClient:
+    async with in_process_client() as client:
+        yield client
+
+
+async def test_same_seed_same_tasks_other_seed_other_tasks(
+    mock_client: SimulatorClient, held_out: list
+) -> None:
+    n = len(FAMILIES)
+    first = await generate_tasks(n, mock_client, seed=7, held_out=held_out)
+    again = await generate_tasks(n, mock_client, seed=7, held_out=held_out)
+    other = await generate_tasks(n, mock_client, seed=8, held_out=held_out)
+    assert [t.model_dump() for t in first] == [t.model_dump() for t in again]
+    assert {family_of(t) for t in first} == set(FAMILIES)
+    assert [t.user_requirement for t in first] != [t.user_requirement for t in other]
+
+
+async def test_shipped_sets_are_what_the_documented_commands_generate(
+    mock_client: SimulatorClient, shipped: dict[str, list], held_out: list
+) -> None:
+    """The first round of families of each shipped set, regenerated with the README's seeds."""
+    n = len(FAMILIES)
+    train = await generate_tasks(n, mock_client, seed=1, held_out=held_out, prefix="gen-train")
+    assert [t.model_dump() for t in train] == [t.model_dump() for t in shipped["train"][:n]]
+    evals = await generate_tasks(
+        n, mock_client, seed=2, held_out=held_out, exclude=shipped["train"], prefix="gen-eval"
+    )
+    assert [t.model_dump() for t in evals] == [t.model_dump() for t in shipped["eval"][:n]]
+
+
+def test_sizes_families_difficulty_and_languages_are_balanced(shipped: dict[str, list]) -> None:
+    assert (len(shipped["train"]), len(shipped["eval"])) == (300, 500)
+    for tasks in shipped.values():
+        per_family = Counter(family_of(t) for t in tasks)
+        assert set(per_family) == set(FAMILIES)
+        assert max(per_family.values()) - min(per_family.values()) <= 1
+        for name in FAMILIES:
+            langs = Counter(language_of(t) for t in tasks if family_of(t) == name)
+            assert abs(langs["en"] - langs["zh"]) <= 1, (name, langs)
+            assert {t.difficulty for t in tasks if family_of(t) == name} == {FAMILIES[name].difficulty}
+        for task in tasks:  # the tag says the language the text is written in
+            has_cjk = bool(re.search(r"[\u4e00-\u9fff]", task.user_requirement))
+            assert has_cjk == (language_of(task) == "zh"), task.task_id
+
+
+def test_no_overlap_with_val_test_and_no_near_duplicates(shipped: dict[str, list], held_out: list) -> None:
+    blocked = {holdout_key(t.reference_config) for t in held_out}
+    texts = {t.user_requirement for t in held_out}
+    every = shipped["train"] + shipped["eval"]
+    for task in every:
+        assert holdout_key(task.reference_config) not in blocked, task.task_id
+        assert task.user_requirement not in texts
+    keys = [task_key(t) for t in every]
+    assert None not in keys and len(set(keys)) == len(keys)  # train and eval disjoint, no near-duplicates
+    assert len({t.task_id for t in every}) == len(every)
+
+
+def test_requirements_name_blocks_streams_and_block_types(shipped: dict[str, list]) -> None:
+    for task in shipped["train"][:60] + shipped["eval"][:60]:
+        for target in task.expected_output:
+            owner = target.column if target.column else target.sheet.removesuffix("_result")
+            assert re.search(rf"(?<![A-Za-z0-9-]){re.escape(owner)}(?![A-Za-z0-9])", task.user_requirement), (
+                task.task_id,
+                owner,
+            )
+        for block in task.reference_config["blocks"]:
+            assert block["type"] in task.user_requirement and block["name"] in task.user_requirement
+
+
+async def test_a_sample_of_reference_solutions_scores_one(
+    mock_client: SimulatorClient, shipped: dict[str, list]
+) -> None:
+    sample = [t for tasks in shipped.values() for t in tasks[: 2 * len(FAMILIES)]]
+    kept, dropped = await record_demos(sample, mock_client)
+    assert dropped == [] and len(kept) == len(sample)
+    first = kept[0]
+    assert first["messages"][2]["tool_calls"][0]["function"]["name"] == "get_schema"
+    assert [m["role"] for m in first["messages"]][-2:] == ["tool", "assistant"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["train", "eval"])
+async def test_every_reference_solution_scores_one(
+    name: str, mock_client: SimulatorClient, shipped: dict[str, list]
+) -> None:
+    kept, dropped = await record_demos(shipped[name], mock_client)
+    assert dropped == [] and len(kept) == len(shipped[name])
+
+
+def test_cli_generate_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "g.jsonl"
+    assert (
+        tasks_cli(["generate", "--n", "4", "--families", "heater,flash", "--seed", "3", "--out", str(out)])
+        == 0
+    )
+    tasks = load_tasks(out)
+    assert [family_of(t) for t in tasks] == ["heater", "flash", "heater", "flash"]
+    assert [language_of(t) for t in tasks] == ["en", "en", "zh", "zh"]
+    assert tasks_cli(["stats", str(out)]) == 0
+    assert "| heater | 2 | 2 | 0 | 0 | 1 | 1 |" in capsys.readouterr().out
+    assert tasks_cli(["generate", "--n", "1", "--families", "nope", "--out", str(out)]) == 2
