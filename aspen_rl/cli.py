@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-ALGORITHMS = ("baseline", "prompt_opt", "grpo", "verl", "sft")
+from aspen_rl.algorithms.registry import algorithm_names, get_algorithm
+from aspen_rl.errors import UsageError
+
+__all__ = ["UsageError", "build_parser"]
 
 DESCRIPTION = """\
 Train or evaluate the chemistry-expert agent with Microsoft Agent Lightning.
@@ -32,7 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="dev: Trainer.dev with a fast algorithm, quick feedback; train: Trainer.fit "
         "(default: dev for baseline and prompt_opt, train for grpo and verl)",
     )
-    parser.add_argument("--algorithm", choices=ALGORITHMS, default="baseline", help="default: baseline")
+    parser.add_argument(
+        "--algorithm",
+        choices=algorithm_names(),
+        default="baseline",
+        help="; ".join(f"{n}: {get_algorithm(n).help}" for n in algorithm_names()) + " (default: baseline)",
+    )
     parser.add_argument(
         "--n-runners", type=_positive_int, default=2, help="parallel rollout runners (default: 2)"
     )

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -40,11 +40,25 @@ class BaselineSettings(BaseModel):
 
 
 class AlgorithmsSettings(BaseModel):
-    """Per-algorithm sections. Sections without a typed model yet (prompt_opt, grpo) are kept as dicts."""
+    """Per-algorithm sections, one per registered algorithm (:mod:`aspen_rl.algorithms.registry`).
+
+    Sections without a model here (prompt_opt, grpo, verl) are kept as dicts and checked by their
+    algorithm's own typed config; a section naming no registered algorithm (``grop:``) is refused.
+    """
 
     model_config = ConfigDict(extra="allow")
 
     baseline: BaselineSettings = Field(default_factory=BaselineSettings)
+
+    @model_validator(mode="after")
+    def _known_sections(self) -> AlgorithmsSettings:
+        from aspen_rl.algorithms.registry import algorithm_names
+
+        known = algorithm_names()
+        unknown = sorted(k for k in (self.model_extra or {}) if k not in known)
+        if unknown:
+            raise ValueError(f"unknown algorithm section(s) {', '.join(unknown)}; known: {', '.join(known)}")
+        return self
 
 
 class Settings(BaseSettings):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import gc
 import logging
-import math
 import multiprocessing
 import random
 import sys
+import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -19,7 +19,9 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from aspen_rl.algorithms.registry import BuildContext, get_algorithm
 from aspen_rl.cli import build_parser
+from aspen_rl.errors import UsageError
 from aspen_rl.services import ServiceError
 from aspen_rl.settings import Settings, load_settings
 from aspen_rl.tasks import AspenTask, load_split, load_tasks
@@ -29,10 +31,6 @@ logger = logging.getLogger("aspen_rl")
 
 LOG_FILE = "training.log"
 DEFAULT_ERROR_RATE = 0.25
-
-
-class UsageError(Exception):
-    """A problem with the command line, the configuration or the inputs: reported in one line, exit 2."""
 
 
 @dataclass
@@ -82,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: Any, console: Console, lifecycle: Any) -> int:
-    if args.algorithm == "sft":
+    if get_algorithm(args.algorithm).standalone:  # sft: no store, services or rollouts
         return _run_sft(args, console)
     args.mode = _resolve_mode(args)
     settings = _load_settings(args)
@@ -96,7 +94,16 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
     repeats = args.repeats or settings.algorithms.baseline.repeats
     prompt = _read_prompt(args.prompt)
     local_model = _local_model(args, settings)
+    if settings.model_api_key is not None and not settings.model_api_url:
+        warning = (
+            "an API key is set (--api-key / MODEL_API_KEY) but no model URL (--api-url / MODEL_API_URL): "
+            "the key is not used"
+        )
+        logger.warning(warning)
+        console.print(f"[yellow]warning:[/] {warning}")
+    _preflight(args, settings)
 
+    stack_import = _StackImport()  # overlaps the slow imports with the services' start-up
     from aspen_rl.services import is_healthy, is_loopback, mock_simulator
 
     run_info: dict[str, Any] = {
@@ -137,6 +144,7 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
                 settings = settings.model_copy(update={"aspen_simulator_url": service.url})
                 run_info["simulator"] = service.url
             _warn_on_timeouts(settings, console)
+            stack_import.wait(console)
             llm, policy = _policy(args, settings, splits, stack, output_dir, local_model)
             run_info["policy"] = policy
             console.print(f"Rollouts driven by: {policy}")
@@ -246,27 +254,34 @@ def _run_sft(args: Any, console: Console) -> int:
     return 0
 
 
-TRAINED_ALGORITHMS = ("grpo", "verl")
-"""Algorithms that update model weights: they run through ``Trainer.fit`` and serve their own policy."""
-
-
 def _resolve_mode(args: Any) -> str:
     """``--mode``, defaulting to dev for the fast algorithms and train for the weight-training ones."""
+    spec = get_algorithm(args.algorithm)
     if args.mode is None:
-        return "train" if args.algorithm in TRAINED_ALGORITHMS else "dev"
-    if args.mode == "dev" and args.algorithm in TRAINED_ALGORITHMS:
+        return spec.default_mode
+    if args.mode == "dev" and spec.trains_weights:
         raise UsageError(
             f"--algorithm {args.algorithm} trains through Trainer.fit: use --mode train "
-            "(--mode dev runs only the fast algorithms: baseline, prompt_opt)"
+            "(--mode dev runs only the fast algorithms)"
         )
-    if args.algorithm == "verl":
-        from aspen_rl.algorithms.verl_config import VerlUnavailableError, ensure_verl_available
-
-        try:
-            ensure_verl_available()
-        except VerlUnavailableError as exc:
-            raise UsageError(str(exc)) from exc
     return args.mode
+
+
+def _check_repeats(args: Any) -> None:
+    minimum = get_algorithm(args.algorithm).min_repeats
+    if args.repeats is not None and args.repeats < minimum:
+        raise UsageError(
+            f"--algorithm {args.algorithm} compares rollouts within a group: "
+            f"--repeats (G) must be >= {minimum}"
+        )
+
+
+def _preflight(args: Any, settings: Settings) -> None:
+    """The algorithm's own argument, path, model and environment checks, before any service starts."""
+    spec = get_algorithm(args.algorithm)
+    _check_repeats(args)
+    if spec.preflight is not None:
+        spec.preflight(BuildContext(args=args, settings=settings))
 
 
 def _local_model(args: Any, settings: Settings) -> Path | None:
@@ -275,7 +290,7 @@ def _local_model(args: Any, settings: Settings) -> Path | None:
     Checked before any service starts (no torch import): a path that is none of these is a usage error.
     A model *name* (no such path) keeps its meaning: the model of the configured endpoint.
     """
-    if args.algorithm in TRAINED_ALGORITHMS or not args.model or settings.model_api_url:
+    if get_algorithm(args.algorithm).trains_weights or not args.model or settings.model_api_url:
         return None
     path = Path(args.model).expanduser()
     looks_like_path = path.exists() or args.model.startswith((".", "/", "~")) or args.model.endswith("/")
@@ -304,7 +319,7 @@ def _policy(
     model (``--model PATH``, served on a loopback OpenAI-compatible endpoint for the run), the
     configured model endpoint, else the offline scripted policy started for the run.
     """
-    if args.algorithm in TRAINED_ALGORITHMS:
+    if get_algorithm(args.algorithm).trains_weights:
         return None, f"the policy being trained by {args.algorithm}"
     if local_model is not None:
         from aspen_rl.serve import start_local_model_server
@@ -363,15 +378,11 @@ def _load_settings(args: Any) -> Settings:
         raise UsageError(f"invalid settings: {exc}") from exc
 
 
-NEEDS_VALIDATION = ("prompt_opt",)
-"""Algorithms that select on the validation split, which is then loaded without --use-validation."""
-
-
 def _load_tasks(args: Any, settings: Settings) -> TaskSplits:
     if "data_dir" in settings.model_fields_set and not settings.data_dir.is_dir():
         raise UsageError(f"data_dir {settings.data_dir} is not a directory")
     data_dir = settings.data_dir if settings.data_dir.is_dir() else None
-    use_val = args.use_validation or args.algorithm in NEEDS_VALIDATION
+    use_val = args.use_validation or get_algorithm(args.algorithm).needs_validation
     try:
         train = load_split("train", data_dir)
         if args.limit:
@@ -388,6 +399,11 @@ def _load_tasks(args: Any, settings: Settings) -> TaskSplits:
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise UsageError(f"duplicate task ids across task files: {', '.join(duplicates)}")
+    from aspen_rl.tasks.checks import unregenerated_message
+
+    stale = unregenerated_message([*train, *val, *test], [str(p) for p in args.tasks])
+    if stale:
+        raise UsageError(stale)
     return TaskSplits(train, val, test)
 
 
@@ -413,67 +429,10 @@ def _llm_resource(endpoint: str, model: str, *, proxy: bool) -> Any:
 def _build_algorithm(
     args: Any, settings: Settings, resources: dict[str, Any], report: Any, splits: TaskSplits, repeats: int
 ) -> Any:
-    if args.algorithm == "baseline":
-        from aspen_rl.algorithms.baseline import BaselineAlgorithm
-
-        rollouts = len(splits.all()) * repeats
-        # Give up on a split only after every rollout could have used its whole wall-time cap.
-        deadline_s = settings.rollout_timeout_s * math.ceil(rollouts / args.n_runners) + 120.0
-        return BaselineAlgorithm(
-            resources, report, repeats=repeats, test_dataset=splits.test, deadline_s=deadline_s
-        )
-    if args.algorithm == "prompt_opt":
-        # The beam is chosen on validation: _load_tasks loads it for prompt_opt (before the offline
-        # policy starts, which only knows the tasks it was started with).
-        if not splits.val:
-            raise UsageError(
-                "--algorithm prompt_opt chooses its beam on the validation split, which is empty"
-            )
-        from aspen_rl.algorithms.prompt_opt import PromptOptAlgorithm
-
-        try:
-            return PromptOptAlgorithm.from_settings(
-                settings,
-                resources,
-                report,
-                tasks=splits.all(),
-                repeats=args.repeats,
-                seed=args.seed,
-                test_dataset=splits.test,
-            )
-        except ValueError as exc:  # a bad algorithms.prompt_opt section (pydantic) or critic setting
-            raise UsageError(f"invalid algorithms.prompt_opt settings: {exc}") from exc
-    if args.algorithm == "grpo":
-        from aspen_rl.algorithms.grpo.algorithm import GRPOAlgorithm
-
-        if args.repeats == 1:
-            raise UsageError("--algorithm grpo compares rollouts within a group: --repeats (G) must be >= 2")
-        try:
-            return GRPOAlgorithm.from_settings(
-                settings,
-                resources,
-                report,
-                model=args.model,
-                group_size=args.repeats,
-                seed=args.seed,
-                resume=args.resume,
-                test_dataset=splits.test,
-            )
-        except (ValueError, FileNotFoundError) as exc:  # GRPOConfigError is a ValueError
-            raise UsageError(f"--algorithm grpo: {exc}") from exc
-    if args.algorithm == "verl":
-        from aspen_rl.algorithms.verl import build_verl
-        from aspen_rl.algorithms.verl_config import VerlUnavailableError
-
-        try:
-            return build_verl(
-                settings, model=args.model, group_size=args.repeats, run_name=report.output_dir.name
-            )
-        except (VerlUnavailableError, ValueError, FileNotFoundError) as exc:  # VerlConfigError: ValueError
-            raise UsageError(str(exc)) from exc
-    raise UsageError(
-        f"--algorithm {args.algorithm} is not available in this version yet; use --algorithm baseline"
-    )
+    """The registered algorithm's builder (:mod:`aspen_rl.algorithms.registry`)."""
+    _check_repeats(args)
+    context = BuildContext(args, settings, resources, report, splits, repeats)
+    return get_algorithm(args.algorithm).build(context)
 
 
 def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) -> None:
@@ -526,7 +485,8 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
 def _configure_logging(log_file: Path) -> None:
     """Everything at INFO into the run's ``training.log``; the console keeps the progress bar and tables.
 
-    (Agent Lightning's store server configures uvicorn's own console logging, which stays.)
+    Agent Lightning's store server starts uvicorn with its default logging config, which would print
+    INFO lines on the console: that config is pointed at this file instead.
     """
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -536,8 +496,11 @@ def _configure_logging(log_file: Path) -> None:
         logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s")
     )
     file_handler.addFilter(_StoreRaceFilter())
+    # The store's polls would write an access line every 0.1 s: only their warnings are kept.
+    file_handler.addFilter(lambda r: r.name != "uvicorn.access" or r.levelno >= logging.WARNING)
     root.addHandler(file_handler)
     root.setLevel(logging.INFO)
+    _uvicorn_into_the_log()
     for noisy in (
         "httpx",
         "httpcore",
@@ -548,6 +511,67 @@ def _configure_logging(log_file: Path) -> None:
         "uvicorn.access",
     ):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def _uvicorn_into_the_log() -> None:
+    """Make uvicorn's default logging config (used by every ``uvicorn.Config`` of this process and its
+    forks, e.g. the Agent Lightning store server) hand its records to the root logger, not the console."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        entry = LOGGING_CONFIG["loggers"].setdefault(name, {})
+        entry["handlers"] = []
+        entry["propagate"] = True
+
+
+AGENT_STACK = ("agentlightning", "aspen_rl.agent")
+"""The slow imports of a run (Agent Lightning, AutoGen, LiteLLM, OpenTelemetry): 5-90 s on a cold cache."""
+
+
+class _StackImport:
+    """Imports the agent stack in a thread while the services start; :meth:`wait` shows a spinner."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.error: BaseException | None = None
+        self.started = time.monotonic()
+        self._thread = threading.Thread(target=self._load, name="aspen_rl-import", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        import importlib
+
+        try:
+            for name in AGENT_STACK:
+                importlib.import_module(name)
+        except BaseException as exc:  # re-raised in the main thread by wait()
+            self.error = exc
+
+    def wait(self, console: Console) -> None:
+        """Block until the imports are done, with a spinner naming them and the seconds spent."""
+        if self._thread.is_alive() and not console.is_terminal:  # a log or a pipe: one line, no spinner
+            console.print("Loading Agent Lightning, AutoGen and LiteLLM (first run: up to 90 s)...")
+            self._thread.join()
+        elif self._thread.is_alive():
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            with Progress(
+                SpinnerColumn(),
+                TextColumn("Loading Agent Lightning, AutoGen and LiteLLM (first run: up to 90 s)"),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+            ) as progress:
+                task = progress.add_task("import", total=None)
+                progress.tasks[task].start_time = self.started  # count from the import's start
+                while self._thread.is_alive():
+                    self._thread.join(0.1)
+        seconds = time.monotonic() - self.started
+        logger.info("agent stack imported in %.1f s", seconds)
+        console.print(f"Loaded Agent Lightning, AutoGen and LiteLLM ({seconds:.0f} s)")
+        if self.error is not None:
+            raise self.error
 
 
 class _StoreRaceFilter(logging.Filter):

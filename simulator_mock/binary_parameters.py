@@ -1,8 +1,10 @@
-"""NRTL binary parameters: ChemSep's database, with missing pairs estimated from UNIFAC (as Aspen does)."""
+"""Binary parameters of the activity-coefficient methods (NRTL, UNIQUAC, WILSON): ChemSep's database, with
+missing pairs estimated from UNIFAC infinite-dilution activity coefficients (as Aspen does)."""
 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -95,3 +97,210 @@ def _fit_pair(groups_i: dict[int, int], groups_j: dict[int, int], T: float) -> t
     guess = np.clip(target[::-1] * 0.5, -5.0, 10.0)
     fit = least_squares(residual, guess, bounds=([-10.0, -10.0], [30.0, 30.0]))
     return float(fit.x[0] * T), float(fit.x[1] * T)
+
+
+#: ChemSep table, the thermo keyword per key, and the keys of each two-parameter method (tau or Lambda
+#: = exp(a_ij + b_ij / T); thermo's UNIQUAC and Wilson forms, the forms of ChemSep's tables).
+_TABLES: dict[str, tuple[str, dict[str, str]]] = {
+    "UNIQUAC": ("ChemSep UNIQUAC", {"bij": "tau_bs"}),
+    "WILSON": ("ChemSep Wilson", {"aij": "lambda_as", "bij": "lambda_bs"}),
+}
+
+
+def exp_parameters(
+    method: str,
+    CASs: list[str],
+    names: list[str],
+    unifac_groups: list[dict[int, int]],
+    Tbs: list[float | None],
+    rs: list[float | None],
+    qs: list[float | None],
+    Vs: list[float | None],
+) -> tuple[dict[str, list[list[float]]], list[str]]:
+    """Interaction matrices of UNIQUAC (``tau_as``, ``tau_bs``) or WILSON (``lambda_as``, ``lambda_bs``).
+
+    Pairs in ChemSep's table (both orders) use its parameters. A missing pair is fitted to UNIFAC
+    (original) infinite-dilution activity coefficients at the pair's mean normal boiling point with a
+    temperature-only b_ij / T term (WILSON: a_ij = ln(V_j / V_i) from the liquid molar volumes at that
+    temperature, Wilson's 1964 definition); a pair whose UNIFAC groups are unknown stays ideal. Every
+    substitution is reported.
+
+    Returns:
+        ({thermo keyword: matrix}, warnings).
+    """
+    from thermo.interaction_parameters import IPDB
+
+    table, keys = _TABLES[method]
+    n = len(CASs)
+    mats = {kw: IPDB.get_ip_asymmetric_matrix(table, CASs, key) for key, kw in keys.items()}
+    a_kw = "lambda_as" if method == "WILSON" else "tau_as"
+    b_kw = "lambda_bs" if method == "WILSON" else "tau_bs"
+    if a_kw not in mats:
+        mats[a_kw] = [[0.0] * n for _ in range(n)]
+    estimated: list[str] = []
+    ideal: list[str] = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            pair = [CASs[i], CASs[j]]
+            if IPDB.has_ip_specific(table, pair, "bij") and IPDB.has_ip_specific(table, pair[::-1], "bij"):
+                continue
+            label = f"{names[i]}/{names[j]}"
+            T = _reference_temperature(Tbs[i], Tbs[j])
+            if method == "WILSON":
+                a_ij, a_ji = _wilson_volume_terms(Vs[i], Vs[j])
+            else:
+                a_ij = a_ji = 0.0
+            mats[a_kw][i][j], mats[a_kw][j][i] = a_ij, a_ji
+            if not (unifac_groups[i] and unifac_groups[j]) or (
+                method == "UNIQUAC" and not all((rs[i], rs[j], qs[i], qs[j]))
+            ):
+                # ideal: UNIQUAC tau = 1; Wilson Lambda_ij = 1 (a_ij = b_ij = 0)
+                mats[a_kw][i][j] = mats[a_kw][j][i] = 0.0
+                mats[b_kw][i][j] = mats[b_kw][j][i] = 0.0
+                ideal.append(label)
+                continue
+            pair_rq = ([rs[i], rs[j]], [qs[i], qs[j]])
+            b_ij, b_ji = _fit_exp_pair(method, unifac_groups[i], unifac_groups[j], T, (a_ij, a_ji), pair_rq)
+            mats[b_kw][i][j], mats[b_kw][j][i] = b_ij, b_ji
+            estimated.append(f"{label} ({T:.0f} K)")
+    warnings = []
+    if estimated:
+        warnings.append(
+            f"{method}: no ChemSep binary parameters for "
+            + ", ".join(estimated)
+            + "; estimated from UNIFAC infinite-dilution activity coefficients"
+        )
+    if ideal:
+        warnings.append(
+            f"{method}: no ChemSep parameters and no UNIFAC groups (or UNIQUAC r/q) for {', '.join(ideal)}; "
+            "treated as ideal"
+        )
+    return mats, warnings
+
+
+def _wilson_volume_terms(V_i: float | None, V_j: float | None) -> tuple[float, float]:
+    if not (V_i and V_j):
+        return 0.0, 0.0
+    return math.log(V_j / V_i), math.log(V_i / V_j)
+
+
+def _exp_model(
+    method: str, T: float, a: tuple[float, float], b: tuple[float, float], rq: tuple[list, list]
+) -> Any:
+    from thermo import UNIQUAC, Wilson
+
+    as_ = [[0.0, a[0]], [a[1], 0.0]]
+    bs = [[0.0, b[0]], [b[1], 0.0]]
+    if method == "WILSON":
+        return Wilson(T=T, xs=[0.5, 0.5], lambda_as=as_, lambda_bs=bs)
+    return UNIQUAC(T=T, xs=[0.5, 0.5], rs=rq[0], qs=rq[1], tau_as=as_, tau_bs=bs)
+
+
+def _fit_exp_pair(
+    method: str,
+    groups_i: dict[int, int],
+    groups_j: dict[int, int],
+    T: float,
+    a: tuple[float, float],
+    rq: tuple[list, list],
+) -> tuple[float, float]:
+    """(b_ij, b_ji) [K] reproducing UNIFAC's ln gamma-infinity of both components at T."""
+    from thermo import UNIFAC
+    from thermo.unifac import UFIP, UFSG
+
+    unifac = UNIFAC.from_subgroups(
+        T=T, xs=[0.5, 0.5], chemgroups=[groups_i, groups_j], subgroups=UFSG, interaction_data=UFIP, version=0
+    )
+    target = np.array(_ln_gamma_inf(unifac, T))
+
+    def residual(bs: np.ndarray) -> np.ndarray:
+        return np.array(_ln_gamma_inf(_exp_model(method, T, a, (bs[0], bs[1]), rq), T)) - target
+
+    fit = least_squares(residual, np.zeros(2), bounds=([-5000.0, -5000.0], [5000.0, 5000.0]))
+    return float(fit.x[0]), float(fit.x[1])
+
+
+@lru_cache(maxsize=1)
+def _chemsep_pure() -> dict[str, dict[str, float]]:
+    """ChemSep 8.32 pure-component UNIQUAC r, q and Wilson volume [m3/mol] by CAS number (the file the
+    `chemicals` package ships)."""
+    import os
+    import xml.etree.ElementTree as ET
+
+    import chemicals
+
+    path = os.path.join(os.path.dirname(chemicals.__file__), "Misc", "ChemSep8.32.xml")
+    out: dict[str, dict[str, float]] = {}
+    for compound in ET.parse(path).getroot().iter("compound"):
+        cas = compound.find("CAS")
+        if cas is None:
+            continue
+        entry: dict[str, float] = {}
+        for tag, key, scale in (("UniquacR", "r", 1.0), ("UniquacQ", "q", 1.0), ("WilsonVolume", "V", 1e-3)):
+            node = compound.find(tag)
+            if node is not None and node.get("value"):
+                entry[key] = float(node.get("value", "nan")) * scale
+        out[cas.get("value", "")] = entry
+    return out
+
+
+def chemsep_pure(CAS: str, key: str) -> float | None:
+    """ChemSep's UNIQUAC ``r``, ``q`` or Wilson volume ``V`` [m3/mol] of a component, None when absent."""
+    value = _chemsep_pure().get(CAS, {}).get(key)
+    return value if value is not None and math.isfinite(value) else None
+
+
+def van_laar_parameters(
+    names: list[str], unifac_groups: list[dict[int, int]], Tbs: list[float | None]
+) -> tuple[list[list[float]], list[str]]:
+    """Van Laar ``B`` [K] (A_ij = B_ij / T) for every pair, from UNIFAC (original) infinite-dilution
+    activity coefficients at the pair's mean normal boiling point: A_ij = ln gamma_i-infinity in j, the Van
+    Laar constants' definition. No maintained Van Laar parameter table exists, so every pair is estimated
+    and reported. A pair whose two constants differ in sign (Van Laar's form then diverges inside the
+    composition range) takes their mean for both; a pair without UNIFAC groups is ideal.
+
+    Returns:
+        (B, warnings).
+    """
+    from thermo import UNIFAC
+    from thermo.unifac import UFIP, UFSG
+
+    n = len(names)
+    B = [[0.0] * n for _ in range(n)]
+    estimated, symmetric, ideal = [], [], []
+    for i in range(n):
+        for j in range(i + 1, n):
+            label = f"{names[i]}/{names[j]}"
+            if not (unifac_groups[i] and unifac_groups[j]):
+                ideal.append(label)
+                continue
+            T = _reference_temperature(Tbs[i], Tbs[j])
+            unifac = UNIFAC.from_subgroups(
+                T=T,
+                xs=[0.5, 0.5],
+                chemgroups=[unifac_groups[i], unifac_groups[j]],
+                subgroups=UFSG,
+                interaction_data=UFIP,
+                version=0,
+            )
+            A_ij, A_ji = _ln_gamma_inf(unifac, T)
+            if A_ij * A_ji < 0.0:
+                A_ij = A_ji = 0.5 * (A_ij + A_ji)
+                symmetric.append(label)
+            B[i][j], B[j][i] = A_ij * T, A_ji * T
+            estimated.append(f"{label} ({T:.0f} K)")
+    warnings = []
+    if estimated:
+        warnings.append(
+            "VAN-LAAR: no maintained parameter source; A_ij for "
+            + ", ".join(estimated)
+            + " estimated from UNIFAC infinite-dilution activity coefficients (A_ij = B_ij / T)"
+        )
+    if symmetric:
+        warnings.append(
+            f"VAN-LAAR: UNIFAC gives constants of opposite sign for {', '.join(symmetric)}; "
+            "their mean used for both"
+        )
+    if ideal:
+        warnings.append(f"VAN-LAAR: no UNIFAC groups for {', '.join(ideal)}; treated as ideal")
+    return B, warnings

@@ -555,6 +555,36 @@ def decanter(method: str = "NRTL") -> Config:
     )
 
 
+ACETONE = {"cid": "ACETONE", "name": "C3H6O-1", "cas_number": "67-64-1", "database_name": "ACETONE"}
+
+
+def extractor(stages: int = 4, method: str = "NRTL", acetone: float = 1.0) -> Config:
+    """Acetone (1 mol % by default) extracted from water with benzene at 25 C: water feed on the top stage,
+    benzene solvent on the bottom stage, counter-current."""
+    return flowsheet(
+        "Extract",
+        [WATER, BENZENE, ACETONE],
+        method,
+        {"X1": "Extract"},
+        {"X1": {"FEED-1": "F(IN)", "SOLV-1": "S(IN)", "RAF-1": "L1(OUT)", "EXT-1": "L2(OUT)"}},
+        {
+            "FEED-1": feed(25.0, 1.01325, {"WATER": 99.0, "BENZENE": 0.0, "ACETONE": acetone}),
+            "SOLV-1": feed(25.0, 1.01325, {"WATER": 0.0, "BENZENE": 30.0, "ACETONE": 0.0}),
+        },
+        blocks_Extract_data={
+            "X1": {
+                "SPEC_DATA": {
+                    "NSTAGE": stages,
+                    "OPT_THERMAL": "TEMP",
+                    "TSPEC_TEMP": {"1": {"TSPEC_TEMP_VALUE": 25.0, "TSPEC_TEMP_UNITS": "C"}},
+                    "STAGE_PRES": {"1": {"STAGE_PRES_VALUE": 1.01325, "STAGE_PRES_UNITS": "bar"}},
+                    "COMP1_LIST": {"#1": "WATER"},
+                }
+            }
+        },
+    )
+
+
 N_BUTANE = {"cid": "NC4", "name": "C4H10-1", "cas_number": "106-97-8", "database_name": "N-BUTANE"}
 ISOBUTANE = {"cid": "IC4", "name": "C4H10-2", "cas_number": "75-28-5", "database_name": "ISOBUTANE"}
 
@@ -644,4 +674,5 @@ EXAMPLES = {
     "recycle": recycle,
     "three_phase_flash": three_phase_flash,
     "decanter": decanter,
+    "extractor": extractor,
 }

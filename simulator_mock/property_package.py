@@ -30,6 +30,16 @@ METHODS: dict[str, tuple[str, str]] = {
     "UNIFAC": ("UNIFAC", "ideal-gas"),
     "PENG-ROB": ("PR", "PR"),
     "RK-SOAVE": ("SRK", "SRK"),
+    "SRK": ("SRK-Peneloux", "SRK-Peneloux"),
+    "UNIQUAC": ("UNIQUAC", "ideal-gas"),
+    "WILSON": ("WILSON", "ideal-gas"),
+    "VAN-LAAR": ("VAN-LAAR", "ideal-gas"),
+}
+#: Cubic equations of state among the models above.
+EOS_MODELS = ("PR", "SRK", "SRK-Peneloux")
+#: Methods of the real enum the mock refuses, with the reason given in the error.
+REFUSED: dict[str, str] = {
+    "CHAO-SEA": "the Chao-Seader / Grayson-Streed correlations are not implemented in the mock",
 }
 
 #: Bounds of any flash; outside them the correlations are meaningless.
@@ -64,6 +74,10 @@ def canonical_method(name: str) -> str:
         UnknownPropertyMethodError: not one of the supported methods.
     """
     key = name.strip().upper()
+    if key in REFUSED:
+        raise UnknownPropertyMethodError(
+            f"property_methods: {key} is not simulated ({REFUSED[key]}); supported: {', '.join(METHODS)}"
+        )
     if key not in METHODS:
         raise UnknownPropertyMethodError(
             f"property_methods: unknown property method {name!r}; supported: {', '.join(METHODS)}"
@@ -241,7 +255,7 @@ class PropertyPackage:
             "ideal-gas heat capacity": [obj.method for obj in p.HeatCapacityGases],
         }
         gas = METHODS[self.method][1]
-        if gas in ("PR", "SRK"):
+        if gas in EOS_MODELS:
             needs.update({"critical temperature": list(c.Tcs), "critical pressure": list(c.Pcs)})
             needs["acentric factor"] = list(c.omegas)
         else:
@@ -255,7 +269,7 @@ class PropertyPackage:
 
     def _choose_liquid_model(self) -> tuple[str, str]:
         liquid, _ = METHODS[self.method]
-        if liquid in ("PR", "SRK"):
+        if liquid in EOS_MODELS:
             return liquid, "eos"
         caloric = "Hvap"
         if any(obj.method is None for obj in self.correlations.EnthalpyVaporizations):
@@ -264,6 +278,37 @@ class PropertyPackage:
                 "liquid enthalpy from the vapour-pressure curve (no enthalpy of vaporization data for all "
                 "components)"
             )
+        if liquid == "UNIQUAC":
+            self._uniquac_rq = self._uniquac_rq_values()
+        if liquid in ("UNIQUAC", "WILSON") and len(self.CASs) > 1:
+            from simulator_mock.binary_parameters import chemsep_pure, exp_parameters
+
+            c = self.constants
+            Vs = []
+            for CAS, obj, Tb in zip(self.CASs, self.correlations.VolumeLiquids, c.Tbs, strict=True):
+                V = chemsep_pure(CAS, "V")
+                Vs.append(V if V is not None else obj.T_dependent_property(Tb or 298.15))
+            rs, qs = self._uniquac_rq if liquid == "UNIQUAC" else ([None] * len(Vs), [None] * len(Vs))
+            mats, notes = exp_parameters(
+                liquid,
+                list(self.CASs),
+                self.names,
+                list(c.UNIFAC_groups),
+                list(c.Tbs),
+                list(rs),
+                list(qs),
+                Vs,
+            )
+            self._exp = {k: np.asarray(v, dtype=float) for k, v in mats.items()}
+            self.warnings.extend(notes)
+        if liquid == "VAN-LAAR" and len(self.CASs) > 1:
+            from simulator_mock.binary_parameters import van_laar_parameters
+
+            B, notes = van_laar_parameters(
+                self.names, list(self.constants.UNIFAC_groups), list(self.constants.Tbs)
+            )
+            self._van_laar = np.asarray(B, dtype=float)
+            self.warnings.extend(notes)
         if liquid == "NRTL" and len(self.CASs) > 1:
             from simulator_mock.binary_parameters import nrtl_parameters
 
@@ -273,6 +318,32 @@ class PropertyPackage:
             self._nrtl = (np.asarray(tau_bs, dtype=float), np.asarray(alpha_cs, dtype=float))
             self.warnings.extend(notes)
         return liquid, caloric
+
+    def _uniquac_rq_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """UNIQUAC r and q: ChemSep's pure-component values (those its binary parameters were fitted with),
+        else the sums of the UNIFAC group R and Q (reported)."""
+        from simulator_mock.binary_parameters import chemsep_pure
+
+        rs, qs, substituted = [], [], []
+        for name, CAS, R, Q in zip(
+            self.names, self.CASs, self.constants.UNIFAC_Rs, self.constants.UNIFAC_Qs, strict=True
+        ):
+            r, q = chemsep_pure(CAS, "r"), chemsep_pure(CAS, "q")
+            if r is None or q is None:
+                if R is None or Q is None:
+                    raise ComponentDataError(
+                        f"component {name}: no UNIQUAC r and q (ChemSep) and no UNIFAC groups, needed by "
+                        "UNIQUAC"
+                    )
+                r, q = R, Q
+                substituted.append(name)
+            rs.append(float(r))
+            qs.append(float(q))
+        if substituted:
+            self.warnings.append(
+                f"UNIQUAC: no ChemSep r and q for {', '.join(substituted)}; sums of UNIFAC group R and Q used"
+            )
+        return np.asarray(rs), np.asarray(qs)
 
     def models(self, idx: tuple[int, ...]) -> PhaseModels:
         """Phase models and flasher for the components at positions ``idx`` (cached)."""
@@ -292,6 +363,7 @@ class PropertyPackage:
             FlashVL,
             GibbsExcessLiquid,
             IdealGas,
+            SRKMIXTranslated,
         )
 
         full = len(idx) == len(self.CASs)
@@ -302,7 +374,7 @@ class PropertyPackage:
         zs = [1.0 / n] * n
         T, P = 298.15, 101325.0
         _, gas_kind = METHODS[self.method]
-        if gas_kind in ("PR", "SRK"):
+        if gas_kind in EOS_MODELS:
             from thermo.interaction_parameters import IPDB
 
             kijs = (
@@ -317,6 +389,12 @@ class PropertyPackage:
                 "kijs": kijs,
             }
             eos = PRMIX if gas_kind == "PR" else SRKMIX
+            if gas_kind == "SRK-Peneloux":
+                eos = SRKMIXTranslated
+                eos_kwargs["cs"] = [
+                    _peneloux_c(Tc, Pc, w)
+                    for Tc, Pc, w in zip(constants.Tcs, constants.Pcs, constants.omegas, strict=True)
+                ]
             common = {"HeatCapacityGases": correlations.HeatCapacityGases, "T": T, "P": P, "zs": zs}
             gas = CEOSGas(eos, eos_kwargs, **common)
             liquid = CEOSLiquid(eos, eos_kwargs, **common)
@@ -343,13 +421,24 @@ class PropertyPackage:
         return PhaseModels(gas, liquid, flasher, self.Hfs[list(idx)], list(constants.Tcs))
 
     def _excess_model(self, constants: Any, idx: tuple[int, ...], T: float, zs: list[float]) -> Any:
-        from thermo import NRTL, UNIFAC, IdealSolution
+        from thermo import NRTL, UNIFAC, UNIQUAC, IdealSolution, Wilson
 
         if len(idx) == 1 or self.liquid_model == "ideal-solution":
             return IdealSolution(T=T, xs=zs)
         if self.liquid_model == "NRTL":
             tau_bs, alpha_cs = (m[np.ix_(idx, idx)].tolist() for m in self._nrtl)
             return NRTL(T=T, xs=zs, tau_bs=tau_bs, alpha_cs=alpha_cs)
+        if self.liquid_model == "VAN-LAAR":
+            from simulator_mock.van_laar import VanLaar
+
+            return VanLaar(T=T, xs=zs, B=self._van_laar[np.ix_(idx, idx)].tolist())
+        if self.liquid_model in ("UNIQUAC", "WILSON"):
+            mats = {k: m[np.ix_(idx, idx)].tolist() for k, m in self._exp.items()}
+            if self.liquid_model == "WILSON":
+                return Wilson(T=T, xs=zs, **mats)
+            rs = [float(self._uniquac_rq[0][i]) for i in idx]
+            qs = [float(self._uniquac_rq[1][i]) for i in idx]
+            return UNIQUAC(T=T, xs=zs, rs=rs, qs=qs, **mats)
         from thermo.unifac import UFIP, UFSG
 
         return UNIFAC.from_subgroups(
@@ -359,7 +448,7 @@ class PropertyPackage:
     @property
     def liquid_enthalpy_has_pressure_term(self) -> bool:
         """True for cubic-EOS liquids; the activity-coefficient liquids' enthalpy ignores pressure."""
-        return self.liquid_model in ("PR", "SRK")
+        return self.liquid_model in EOS_MODELS
 
     def liquid_dH_dP(self, state: PhaseState) -> float:
         """(dH/dP)_T = V - T (dV/dT)_P [m3/mol] of the liquid of ``state`` when the model's liquid enthalpy
@@ -452,6 +541,11 @@ class PropertyPackage:
         try:
             if liquid_only:
                 if not multiphase:
+                    if set(spec) in _VLLE_SPECS:
+                        raise FlashError(
+                            f"{where}: these components cannot form two liquid phases with {self.method}"
+                            " (IDEAL and WILSON never predict a liquid-liquid split)"
+                        )
                     raise FlashError(f"{where}: a liquid-liquid flash needs T or a duty, with P")
                 found = self._vlle_states(idx, sub, spec, None, liquid_only=True)
                 if found is None:
@@ -742,7 +836,7 @@ class PropertyPackage:
         if (
             VF == 0.0
             and res.gas is None
-            and self.liquid_model in ("PR", "SRK")
+            and self.liquid_model in EOS_MODELS
             and self._gas_like(res, idx, sub)
         ):
             VF = 1.0  # cubic EOS single phase labelled liquid by thermo's PIP test, but above Tc or gas-like
@@ -809,6 +903,13 @@ def _bracket(
             break
         step *= 2.0
     raise FlashError(f"no equilibrium with {what} = {target:g} found")
+
+
+def _peneloux_c(Tc: float, Pc: float, omega: float) -> float:
+    """Peneloux, Rauzy and Freze (1982) volume shift of SRK [m3/mol], with the Rackett compressibility from
+    the Yamada-Gunn (1973) correlation Z_RA = 0.29056 - 0.08775 omega."""
+    R = 8.314462618
+    return 0.40768 * (0.29441 - (0.29056 - 0.08775 * omega)) * R * Tc / Pc
 
 
 def _fmt(key: str, value: float) -> str:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from agentlightning.algorithm import FastAlgorithm
 
 from aspen_rl.algorithms.rollouts import publish, run_tasks
+from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport
 from aspen_rl.tasks import AspenTask
 
@@ -22,7 +24,8 @@ class BaselineAlgorithm(FastAlgorithm):
 
     Args:
         resources: Resources every rollout gets (the ``LLM`` and optionally a ``PromptTemplate``).
-        report: Where records, summary and plot go.
+        report: Where records, summary and plot go; an optional observer (``None``: records are only
+            returned through the store).
         repeats: Rollouts per task.
         test_dataset: Optional test tasks, run after validation.
         deadline_s: Give-up time per split.
@@ -31,7 +34,7 @@ class BaselineAlgorithm(FastAlgorithm):
     def __init__(
         self,
         resources: dict[str, Any],
-        report: RunReport,
+        report: RunReport | None = None,
         *,
         repeats: int = 1,
         test_dataset: Sequence[AspenTask] | None = None,
@@ -45,6 +48,8 @@ class BaselineAlgorithm(FastAlgorithm):
         self.repeats = repeats
         self.test_dataset = list(test_dataset or [])
         self.deadline_s = deadline_s
+        self.records: list[RolloutRecord] = []
+        """Every record of the last :meth:`run`, in task order (kept with or without a report)."""
 
     async def run(
         self,
@@ -52,6 +57,7 @@ class BaselineAlgorithm(FastAlgorithm):
         val_dataset: Sequence[AspenTask] | None = None,
     ) -> None:
         """Evaluate every split that has tasks."""
+        self.records = []
         store = self.get_store()
         resources_id = await publish(store, self.resources)
         for mode, tasks in (("train", train_dataset), ("val", val_dataset), ("test", self.test_dataset)):
@@ -60,8 +66,13 @@ class BaselineAlgorithm(FastAlgorithm):
                 continue
             total = len(tasks) * self.repeats
             logger.info("baseline: %d rollouts on %s", total, mode)
-            with self.report.progress(f"baseline {mode}", total) as on_record:
-                await run_tasks(
+            progress = (
+                self.report.progress(f"baseline {mode}", total)
+                if self.report is not None
+                else nullcontext(None)
+            )
+            with progress as on_record:
+                self.records += await run_tasks(
                     store,
                     tasks,
                     resources_id=resources_id,

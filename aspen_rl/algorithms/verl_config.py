@@ -183,6 +183,10 @@ def missing_verl_requirements() -> list[str]:
     missing = [
         name for name in ("verl", "ray", "hydra", "omegaconf") if importlib.util.find_spec(name) is None
     ]
+    if missing:  # refused anyway: look for a GPU without importing torch (1-3 s), so the error is instant
+        if not _nvidia_device_present():
+            missing.append("a CUDA GPU")
+        return missing
     try:
         import torch
 
@@ -191,6 +195,14 @@ def missing_verl_requirements() -> list[str]:
     except ImportError:  # pragma: no cover - torch is a core dependency
         missing.append("torch")
     return missing
+
+
+def _nvidia_device_present() -> bool:
+    """An NVIDIA driver with at least one device (``/proc/driver/nvidia/gpus`` or ``/dev/nvidia0``)."""
+    from pathlib import Path
+
+    gpus = Path("/proc/driver/nvidia/gpus")
+    return (gpus.is_dir() and any(gpus.iterdir())) or Path("/dev/nvidia0").exists()
 
 
 def ensure_verl_available() -> None:

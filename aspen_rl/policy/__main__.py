@@ -30,11 +30,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--latency-ms", type=float, default=0.0, help="added wait per completion, to emulate a hosted model"
     )
+    parser.add_argument("--log-level", default="warning", help="uvicorn log level (default warning)")
     args = parser.parse_args(argv)
     tasks = [task for path in args.tasks for task in load_tasks(path)]
     policy = ScriptedPolicy(tasks, error_rate=args.error_rate, seed=args.seed)
     app = create_policy_app(policy, latency_s=args.latency_ms / 1000.0)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    print(
+        f"offline scripted policy: {len(tasks)} task(s), error rate {args.error_rate:g}, seed {args.seed}",
+        flush=True,
+    )
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -88,6 +89,7 @@ class RunReport:
         if requested is not None:
             summary.update(completion(self.records, requested))
         summary["splits"] = summarize(self.records)
+        summary = rounded(summary)  # what the file holds is what the caller gets
         write_summary(self.output_dir, summary)
         if self.records:
             plot_reward_distribution(self.records, self.output_dir / PLOT_FILE)
@@ -95,11 +97,26 @@ class RunReport:
         return summary
 
 
+SUMMARY_DIGITS = 6
+"""Significant digits of the floats in ``summary.json`` (0.88, not 0.8800000000000001)."""
+
+
+def rounded(value: Any, digits: int = SUMMARY_DIGITS) -> Any:
+    """``value`` with every finite float, however deeply nested, rounded to ``digits`` significant digits."""
+    if isinstance(value, float):
+        return float(f"{value:.{digits}g}") if math.isfinite(value) else value
+    if isinstance(value, dict):
+        return {k: rounded(v, digits) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(v, digits) for v in value]
+    return value
+
+
 def write_summary(output_dir: Path, summary: dict[str, Any]) -> Path:
     """Write ``summary.json`` atomically (a reader never sees half a file, even if the run is killed)."""
     path = output_dir / SUMMARY_FILE
     partial = path.with_suffix(".json.tmp")
-    partial.write_text(json.dumps(summary, indent=2, ensure_ascii=False), "utf-8")
+    partial.write_text(json.dumps(rounded(summary), indent=2, ensure_ascii=False), "utf-8")
     partial.replace(path)
     return path
 

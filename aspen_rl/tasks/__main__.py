@@ -10,7 +10,9 @@ from pathlib import Path
 
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.simulator.errors import SimulatorError
-from aspen_rl.tasks.datasets import SPLITS, TaskFileError, default_data_dir, load_tasks
+from aspen_rl.tasks.checks import target_errors, unregenerated_message
+from aspen_rl.tasks.datasets import SPLITS, TaskFileError, default_data_dir, parse_task_line
+from aspen_rl.tasks.model import AspenTask
 from aspen_rl.tasks.regenerate import RegenerationError, in_process_client, regenerate_files
 
 
@@ -56,8 +58,12 @@ async def _regenerate(args: argparse.Namespace, paths: list[Path]) -> int:
         client = SimulatorClient(args.url, timeout_s=args.timeout, verify_tls=not args.insecure)
     else:
         client = in_process_client()
+
+    def progress(task: AspenTask, index: int, total: int) -> None:
+        print(f"  [{index}/{total}] {task.task_id}", file=sys.stderr, flush=True)
+
     async with client:
-        report = await regenerate_files(paths, client, write=not args.check)
+        report = await regenerate_files(paths, client, write=not args.check, on_task=progress)
     stale = 0
     for path, changes in report.items():
         print(f"{path}: {len(changes)} value(s) {'out of date' if args.check else 'updated'}")
@@ -65,6 +71,44 @@ async def _regenerate(args: argparse.Namespace, paths: list[Path]) -> int:
             print(f"  {change.task_id} / {change.target}: {change.old:g} -> {change.new:g}")
         stale += len(changes)
     return 1 if args.check and stale else 0
+
+
+def _validate(paths: list[Path]) -> int:
+    """Report every problem of every file and line (not just the first); exit 2 when there is any."""
+    errors: list[str] = []
+    for path in paths:
+        try:
+            lines = path.read_text(encoding="utf-8-sig").split("\n")
+        except (OSError, UnicodeDecodeError) as exc:
+            errors.append(f"{path}: cannot read: {exc}")
+            continue
+        tasks: list[AspenTask] = []
+        seen: set[str] = set()
+        for line_no, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                task = parse_task_line(line, source=str(path), line_no=line_no)
+            except TaskFileError as exc:
+                errors.append(str(exc))
+                continue
+            if task.task_id in seen:
+                errors.append(f"{path} line {line_no}: field 'task_id': duplicate id {task.task_id!r}")
+            seen.add(task.task_id)
+            tasks.append(task)
+        problems = [e for t in tasks for e in target_errors(t)]
+        stale = unregenerated_message(tasks, [str(path)])
+        with_ref = sum(1 for t in tasks if t.reference_config is not None)
+        print(
+            f"{path}: {len(tasks)} task(s), {with_ref} with a reference config, "
+            f"{len(problems)} target error(s)"
+        )
+        errors += [f"{path}: {p}" for p in problems]
+        if stale:
+            errors.append(f"{path}: {stale}")
+    for error in errors:
+        print(f"error: {error}", file=sys.stderr)
+    return 2 if errors else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -81,11 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     paths = _paths(args)
     try:
         if args.command == "validate":
-            for path in paths:
-                tasks = load_tasks(path)
-                with_ref = sum(1 for t in tasks if t.reference_config is not None)
-                print(f"{path}: {len(tasks)} task(s), {with_ref} with a reference config")
-            return 0
+            return _validate(paths)
         return asyncio.run(_regenerate(args, paths))
     except (TaskFileError, RegenerationError, SimulatorError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from aspen_rl.contract.run_answer import result_file_path_of
 from aspen_rl.simulator.client import SimulatorClient
+from aspen_rl.tasks.checks import UNREGENERATED_TAG
 from aspen_rl.tasks.datasets import load_tasks, save_tasks
 from aspen_rl.tasks.model import AspenTask
 
@@ -95,21 +96,31 @@ async def regenerate_task(task: AspenTask, client: SimulatorClient) -> tuple[Asp
         if new != target.value:
             changes.append(ValueChange(task_id=task.task_id, target=target.name, old=target.value, new=new))
         targets.append(updated)
-    return task.model_copy(update={"expected_output": targets}), changes
+    tags = [t for t in task.tags if t != UNREGENERATED_TAG]
+    return task.model_copy(update={"expected_output": targets, "tags": tags}), changes
 
 
 async def regenerate_file(
-    path: str | Path, client: SimulatorClient, *, write: bool = True
+    path: str | Path,
+    client: SimulatorClient,
+    *,
+    write: bool = True,
+    on_task: Callable[[AspenTask, int, int], None] | None = None,
 ) -> list[ValueChange]:
-    """Regenerate every task of a JSONL file; rewrite the file when ``write`` and something changed."""
+    """Regenerate every task of a JSONL file; rewrite the file when ``write`` and something changed.
+
+    ``on_task(task, index, total)`` is called before each task runs (1-based index), for progress.
+    """
     tasks = load_tasks(path)
     updated: list[AspenTask] = []
     changes: list[ValueChange] = []
-    for task in tasks:
+    for index, task in enumerate(tasks, 1):
+        if on_task is not None:
+            on_task(task, index, len(tasks))
         new_task, task_changes = await regenerate_task(task, client)
         updated.append(new_task)
         changes.extend(task_changes)
-    if write and changes:
+    if write and (changes or updated != tasks):
         save_tasks(updated, path)
     return changes
 
@@ -135,7 +146,11 @@ def in_process_client(results_dir: str | Path | None = None) -> SimulatorClient:
 
 
 async def regenerate_files(
-    paths: Sequence[str | Path], client: SimulatorClient, *, write: bool = True
+    paths: Sequence[str | Path],
+    client: SimulatorClient,
+    *,
+    write: bool = True,
+    on_task: Callable[[AspenTask, int, int], None] | None = None,
 ) -> dict[str, list[ValueChange]]:
-    """Regenerate several files; returns the changes per file."""
-    return {str(p): await regenerate_file(p, client, write=write) for p in paths}
+    """Regenerate several files; returns the changes per file (``on_task`` as in :func:`regenerate_file`)."""
+    return {str(p): await regenerate_file(p, client, write=write, on_task=on_task) for p in paths}

@@ -40,8 +40,9 @@ PORTS = {
     "P(OUT)": "product outlet of single-outlet blocks (Mixer, Heater, Pump, Valve, Compr, RStoic); every outlet of FSplit and Sep (one stream per branch)",
     "V(OUT)": "vapour outlet of Flash2 and Flash3",
     "L(OUT)": "liquid outlet of Flash2",
-    "L1(OUT)": "1st liquid outlet of Flash3 and Decanter",
-    "L2(OUT)": "2nd liquid outlet of Flash3 and Decanter",
+    "L1(OUT)": "1st liquid outlet of Flash3 and Decanter; Extract's raffinate (1st liquid from the bottom stage)",
+    "L2(OUT)": "2nd liquid outlet of Flash3 and Decanter; Extract's extract (2nd liquid from the top stage)",
+    "S(IN)": "solvent inlet of Extract, entering the bottom stage (mock addition: the real enum has no port for it)",
     "VD(OUT)": "vapour distillate of RadFrac (partial condenser)",
     "LD(OUT)": "liquid distillate of RadFrac (total condenser)",
     "B(OUT)": "bottoms of a column (RadFrac, DSTWU)",
@@ -237,7 +238,7 @@ def base(block_types: list[str]) -> dict[str, Any]:
                     "type": "object",
                     "properties": {
                         "method_name": string(
-                            "Aspen property method. The mock models IDEAL, NRTL, UNIFAC, PENG-ROB and RK-SOAVE; UNIQUAC, CHAO-SEA, SRK, WILSON and VAN-LAAR are refused (UnknownPropertyMethod).",
+                            "Aspen property method. The mock models IDEAL, NRTL, UNIQUAC, WILSON, VAN-LAAR (parameters estimated from UNIFAC), UNIFAC, PENG-ROB, RK-SOAVE and SRK (Peneloux volume-translated); CHAO-SEA is refused (UnknownPropertyMethod).",
                             METHODS,
                         ),
                         "is_basis_method": {

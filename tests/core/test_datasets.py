@@ -17,8 +17,11 @@ from aspen_rl.tasks.regenerate import in_process_client, regenerate_task
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
 
-# the test split (the hardest, slowest configs) is run by .ci/run, left out of -m "not slow"
-SPLITS_FAST_FIRST = [pytest.param(s, marks=pytest.mark.slow) if s == "test" else s for s in SPLITS]
+# every split plus the curated extra tasks; the test split and the extras (the slowest configs) are run
+# by .ci/run, left out of -m "not slow"
+SPLITS_FAST_FIRST = [
+    pytest.param(s, marks=pytest.mark.slow) if s in ("test", "extra") else s for s in (*SPLITS, "extra")
+]
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -37,6 +40,10 @@ def test_tiers_sizes_and_languages(all_tasks: dict[str, list]) -> None:
     assert tiers["test"] == [Difficulty.HARD] * 3
     every = [t for tasks in all_tasks.values() for t in tasks]
     assert len({t.task_id for t in every}) == 18
+    # the curated tasks moved out of the tiers stay maintained, in data/extra.jsonl (split "extra")
+    extra = load_tasks(DATA / "extra.jsonl")
+    assert extra and all(t.split == "extra" for t in extra)
+    assert not {t.task_id for t in extra} & {t.task_id for t in every}
     chinese = [t for t in every if CJK.search(t.user_requirement)]
     assert len(chinese) * 3 >= len(every)
     for name, tasks in all_tasks.items():

@@ -561,6 +561,14 @@ WORKBOOKS: list[tuple[Callable[[], dict[str, Any]], str, str, Callable[[list[str
         lambda c: with_units("B_TEMP!", "B_PRES!", "QCALC!", "QNET2!", "LIQ_RATIO", "PDROP!")
         + per_cid("F X1 X2 B_K", c),
     ),
+    (
+        examples.extractor,
+        "X1",
+        "Extract",
+        lambda c: with_units(
+            "TOP_TEMP!", "TOP_L1FLOW!", "TOP_L2FLOW!", "BOTTOM_TEMP!", "BOT_L1FLOW!", "BOT_L2FLOW!"
+        ),
+    ),
 ]  # fmt: skip
 
 

@@ -161,6 +161,21 @@ def decanter(**spec: Any) -> Config:
     )
 
 
+def extract_column(**spec: Any) -> Config:
+    """Water + methanol fed on the top stage, benzene solvent on the bottom stage (3 stages)."""
+    config = single(
+        "Extract",
+        {"SPEC_DATA": {"NSTAGE": 3, **spec}},
+        stream(T=(25.0, "C"), P=(1.0, "atm"), amounts={"WATER": 95.0, "MEOH": 5.0, "BENZENE": 0.0}),
+        [WATER, METHANOL, BENZENE],
+        ports={"FEED-1": "F(IN)", "SOLV-1": "S(IN)", "RAF-1": "L1(OUT)", "EXT-1": "L2(OUT)"},
+    )
+    config["stream_data"]["SOLV-1"] = stream(
+        T=(25.0, "C"), P=(1.0, "atm"), amounts={"WATER": 0.0, "MEOH": 0.0, "BENZENE": 40.0}
+    )
+    return config
+
+
 def mixer(spec: Config | None) -> Config:
     config = flowsheet(
         "mixer",
@@ -570,6 +585,13 @@ VALID: dict[str, Callable[[], Config]] = {
     "distl partial condenser": lambda: _set(
         rating_column, "blocks_Distl_data/C1/SPEC_DATA/COND_TYPE", "PARTIAL"
     )(),
+    "extraction column with a temperature profile and key components": lambda: extract_column(
+        OPT_THERMAL="TEMP",
+        TSPEC_TEMP={"1": {"TSPEC_TEMP_VALUE": 25.0, "TSPEC_TEMP_UNITS": "C"}},
+        STAGE_PRES={"1": {"STAGE_PRES_VALUE": 1.0, "STAGE_PRES_UNITS": "atm"}},
+        COMP1_LIST={"#1": "WATER"},
+    ),
+    "extraction column adiabatic (default)": lambda: extract_column(),
     # flowsheets
     "recycle with a convergence section": recycle,
     "recycle with Aspen's default convergence": lambda: without(recycle(), "convergence"),
@@ -655,6 +677,7 @@ def test_corpus_covers_every_block_type_and_option() -> None:
         "Sep2",
         "MCompr",
         "Distl",
+        "Extract",
     }
     flash3_options = {
         c["blocks_Flash3_data"][b]["SPEC_DATA"]["SPEC_OPT"]
@@ -1177,10 +1200,15 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         "UnsupportedBlockType",
         ["blocks[0].type", "RBatch"],
     ),
+    "Extract with stage heater duties": (
+        lambda: extract_column(OPT_THERMAL="DUTY"),
+        "UnsupportedOption",
+        ["blocks_Extract_data.B1.SPEC_DATA.OPT_THERMAL", "DUTY"],
+    ),
     "property method the mock does not model": (
-        _set(heater, "property_methods/0/method_name", "WILSON"),
+        _set(heater, "property_methods/0/method_name", "CHAO-SEA"),
         "UnknownPropertyMethod",
-        ["WILSON"],
+        ["CHAO-SEA", "not simulated"],
     ),
 }
 

@@ -100,7 +100,7 @@ def test_enum_failures_get_specific_error_types() -> None:
     config["property_methods"][0]["method_name"] = "WILSON-XYZ"
     assert _error(config).error_type == "UnknownPropertyMethod"
     config = heater()
-    config["property_methods"][0]["method_name"] = "UNIQUAC"  # in the real enum, not modelled
+    config["property_methods"][0]["method_name"] = "CHAO-SEA"  # in the real enum, not modelled
     with pytest.raises(SimulationError) as info:
         run_config(config)
     assert info.value.error_type == "UnknownPropertyMethod"

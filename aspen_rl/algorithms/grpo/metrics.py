@@ -106,10 +106,7 @@ class MetricsSink:
             if points:
                 xs, ys = zip(*points, strict=True)
                 ax.plot(xs, ys, marker="o" if len(points) < 30 else None, label=label)
-        ax.set_xlabel("step")
-        ax.set_ylabel("mean reward")
-        ax.set_title("GRPO reward")
-        ax.grid(alpha=0.3)
+        style_reward_axes(ax)
         if ax.get_legend_handles_labels()[0]:
             ax.legend()
         fig.tight_layout()
@@ -122,3 +119,15 @@ class MetricsSink:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+
+
+def style_reward_axes(ax: Any) -> None:
+    """Reward-curve axes: integer step ticks, rewards on their whole 0-1 range (not zoomed to noise)."""
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("step")
+    ax.set_ylabel("mean reward")
+    ax.set_title("GRPO reward")
+    ax.grid(alpha=0.3)

@@ -117,3 +117,27 @@ def save_tiny_chat_model(path: str | Path, *, seed: int = 0, **model_kwargs: Any
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m aspen_rl.algorithms.grpo.tiny OUT_DIR``: write the tiny model for a CPU GRPO smoke run."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m aspen_rl.algorithms.grpo.tiny",
+        description="Write a tiny random chat model (Qwen2 architecture, byte tokenizer, tool-call chat "
+        "template) for a GRPO run on CPU: it exercises the whole loop in seconds and learns nothing useful.",
+    )
+    parser.add_argument("out_dir", type=Path, help="folder to write (e.g. models/tiny-chat)")
+    parser.add_argument("--seed", type=int, default=0, help="weight initialisation seed (default 0)")
+    args = parser.parse_args(argv)
+    path = save_tiny_chat_model(args.out_dir, seed=args.seed)
+    print(
+        f"tiny chat model written to {path}; train it with: python -m aspen_rl.train --algorithm grpo "
+        f"--model {path} --config configs/grpo_tiny_cpu.yaml"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,10 +1,41 @@
-"""Prompt optimization: beam search over system prompts with textual gradients or offline edits."""
+"""Prompt optimization: beam search over system prompts with textual gradients or offline edits.
 
-from aspen_rl.algorithms.prompt_opt.algorithm import PromptOptAlgorithm
-from aspen_rl.algorithms.prompt_opt.config import PromptOptConfig
-from aspen_rl.algorithms.prompt_opt.critic import CriticProposer, PromptCritic
-from aspen_rl.algorithms.prompt_opt.edits import OPERATORS, RULES, EditProposer
-from aspen_rl.algorithms.prompt_opt.search import BeamSearch, Candidate, Evaluation, Proposal, SearchResult
+The names load on first use: ``import aspen_rl.algorithms.prompt_opt.config`` (the CLI's pre-flight check)
+does not import Agent Lightning.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aspen_rl.algorithms.prompt_opt.algorithm import PromptOptAlgorithm
+    from aspen_rl.algorithms.prompt_opt.config import PromptOptConfig
+    from aspen_rl.algorithms.prompt_opt.critic import CriticProposer, PromptCritic
+    from aspen_rl.algorithms.prompt_opt.edits import OPERATORS, RULES, EditProposer
+    from aspen_rl.algorithms.prompt_opt.search import (
+        BeamSearch,
+        Candidate,
+        Evaluation,
+        Proposal,
+        SearchResult,
+    )
+
+_LAZY = {
+    "PromptOptAlgorithm": "algorithm",
+    "PromptOptConfig": "config",
+    "CriticProposer": "critic",
+    "PromptCritic": "critic",
+    "OPERATORS": "edits",
+    "RULES": "edits",
+    "EditProposer": "edits",
+    "BeamSearch": "search",
+    "Candidate": "search",
+    "Evaluation": "search",
+    "Proposal": "search",
+    "SearchResult": "search",
+}
 
 __all__ = [
     "OPERATORS",
@@ -20,3 +51,12 @@ __all__ = [
     "Proposal",
     "SearchResult",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

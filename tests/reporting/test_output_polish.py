@@ -1,0 +1,101 @@
+"""Outputs a user reads: rounded summary floats, the GRPO curve's axes, the services' own logs."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from aspen_rl.reporting.run_report import rounded, write_summary
+
+
+def test_summary_floats_are_rounded(tmp_path: Path) -> None:
+    summary = {
+        "a": 0.8800000000000001,
+        "b": [0.6000000000000001, 5.494246640000711],
+        "c": {"d": 1e-12},
+        "n": 3,
+    }
+    data = json.loads(write_summary(tmp_path, summary).read_text(encoding="utf-8"))
+    assert data == {"a": 0.88, "b": [0.6, 5.49425], "c": {"d": 1e-12}, "n": 3}
+    assert rounded(float("nan")) != rounded(float("nan"))  # left as is
+
+
+def test_grpo_curve_has_integer_steps_and_a_0_to_1_axis(tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from aspen_rl.algorithms.grpo.metrics import style_reward_axes
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], [0.41, 0.42, 0.415])
+    style_reward_axes(ax)
+    fig.canvas.draw()
+    assert ax.get_ylim() == (0.0, 1.0)
+    ticks = [t for t in ax.get_xticks() if 1 <= t <= 3]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    plt.close(fig)
+
+
+def test_store_uvicorn_lines_go_to_training_log_not_the_console(tmp_path: Path, capsys) -> None:
+    import uvicorn
+
+    from aspen_rl.train import _configure_logging
+
+    root = logging.getLogger()
+    saved = list(root.handlers), root.level
+    try:
+        _configure_logging(tmp_path / "training.log")
+        uvicorn.Config(app=lambda *a: None, log_level="info")  # what the store server does
+        logging.getLogger("uvicorn.error").info("Uvicorn running on http://127.0.0.1:1")
+        logging.getLogger("uvicorn.access").info("GET /poll 200")
+        for handler in root.handlers:
+            handler.flush()
+        log = (tmp_path / "training.log").read_text(encoding="utf-8")
+        assert "Uvicorn running" in log and "GET /poll" not in log
+        captured = capsys.readouterr()
+        assert "Uvicorn running" not in captured.err + captured.out
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+            handler.close()
+        for handler in saved[0]:
+            root.addHandler(handler)
+        root.setLevel(saved[1])
+
+
+def test_service_logs_are_written(tmp_path: Path) -> None:
+    from aspen_rl.services import mock_simulator, scripted_policy
+    from aspen_rl.tasks.datasets import split_path
+
+    with mock_simulator(tmp_path / "results", log_path=tmp_path / "simulator.log"):
+        pass
+    with scripted_policy([split_path("train")], error_rate=0.0, seed=0, log_path=tmp_path / "policy.log"):
+        pass
+    assert "Uvicorn running" in (tmp_path / "simulator.log").read_text(encoding="utf-8")
+    policy_log = (tmp_path / "policy.log").read_text(encoding="utf-8")
+    assert "offline scripted policy: 10 task(s)" in policy_log and "Uvicorn running" in policy_log
+
+
+def test_stack_import_reports_what_loads_and_its_seconds(monkeypatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from aspen_rl import train
+
+    monkeypatch.setattr(train, "AGENT_STACK", ("json", "aspen_rl.records"))
+    console = Console(file=io.StringIO(), width=120)
+    train._StackImport().wait(console)
+    assert "Loaded Agent Lightning, AutoGen and LiteLLM (" in console.file.getvalue()
+
+    monkeypatch.setattr(train, "AGENT_STACK", ("aspen_rl.no_such_module",))
+    loader = train._StackImport()
+    try:
+        loader.wait(Console(file=io.StringIO()))
+    except ModuleNotFoundError as exc:
+        assert "no_such_module" in str(exc)
+    else:
+        raise AssertionError("a failed import must surface in the main thread")
