@@ -52,9 +52,9 @@ class AlgorithmsSettings(BaseModel):
 
     @model_validator(mode="after")
     def _known_sections(self) -> AlgorithmsSettings:
-        from aspen_rl.algorithms.registry import algorithm_names
+        from aspen_rl.algorithms.names import known_names
 
-        known = algorithm_names()
+        known = known_names()
         unknown = sorted(k for k in (self.model_extra or {}) if k not in known)
         if unknown:
             raise ValueError(f"unknown algorithm section(s) {', '.join(unknown)}; known: {', '.join(known)}")

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aspen_rl.algorithms.names import add_name
 from aspen_rl.errors import UsageError
 
 
@@ -88,6 +89,7 @@ def register_algorithm(spec: AlgorithmSpec, *, replace: bool = False) -> Algorit
     if spec.name in _REGISTRY and not replace:
         raise ValueError(f"algorithm {spec.name!r} is already registered")
     _REGISTRY[spec.name] = spec
+    add_name(spec.name)
     return spec
 
 

@@ -66,3 +66,11 @@ def test_baseline_runs_without_a_report() -> None:
 
     algorithm = BaselineAlgorithm({}, repeats=1)
     assert algorithm.report is None
+
+
+def test_the_names_settings_check_are_the_registered_ones() -> None:
+    from aspen_rl.algorithms.names import BUILT_IN, known_names
+    from aspen_rl.algorithms.registry import algorithm_names
+
+    assert set(BUILT_IN) <= set(algorithm_names())
+    assert set(algorithm_names()) <= set(known_names())
