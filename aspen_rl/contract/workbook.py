@@ -32,7 +32,9 @@ COMPONENT_SECTIONS = ("Mole Flows", "Mole Fractions", "Mass Flows", "Mass Fracti
 NON_NUMERIC_ROWS = frozenset({"From", "To", "Phase", "Mole Fractions", "Mass Fractions", UNITS_COLUMN})
 """Stream Summary rows that never hold a number (text, or a section row without values)."""
 
-WORKBOOK_UNITS = frozenset({"", "C", "bar", "kW", "kmol/hr", "kg/hr", "cum/hr", "meter", "kJ/kmol", "kJ/kg"})
+WORKBOOK_UNITS = frozenset(
+    {"", "C", "bar", "kW", "kmol/hr", "kg/hr", "cum/hr", "cum", "hr", "meter", "kJ/kmol", "kJ/kg"}
+)
 """Every unit the results workbook states (Aspen's spelling; ``""`` for a dimensionless value)."""
 STREAM_NAME = re.compile(r"^[A-Z]+-[0-9]+$")
 BLOCK_SHEET = re.compile(r"^[A-Z][0-9A-Z]*_result$")
