@@ -34,13 +34,10 @@ METHODS: dict[str, tuple[str, str]] = {
     "UNIQUAC": ("UNIQUAC", "ideal-gas"),
     "WILSON": ("WILSON", "ideal-gas"),
     "VAN-LAAR": ("VAN-LAAR", "ideal-gas"),
+    "CHAO-SEA": ("CHAO-SEA", "RK"),
 }
 #: Cubic equations of state among the models above.
 EOS_MODELS = ("PR", "SRK", "SRK-Peneloux")
-#: Methods of the real enum the mock refuses, with the reason given in the error.
-REFUSED: dict[str, str] = {
-    "CHAO-SEA": "the Chao-Seader / Grayson-Streed correlations are not implemented in the mock",
-}
 
 #: Bounds of any flash; outside them the correlations are meaningless.
 T_MIN_K, T_MAX_K = 10.0, 3000.0
@@ -74,10 +71,6 @@ def canonical_method(name: str) -> str:
         UnknownPropertyMethodError: not one of the supported methods.
     """
     key = name.strip().upper()
-    if key in REFUSED:
-        raise UnknownPropertyMethodError(
-            f"property_methods: {key} is not simulated ({REFUSED[key]}); supported: {', '.join(METHODS)}"
-        )
     if key not in METHODS:
         raise UnknownPropertyMethodError(
             f"property_methods: unknown property method {name!r}; supported: {', '.join(METHODS)}"
@@ -255,7 +248,7 @@ class PropertyPackage:
             "ideal-gas heat capacity": [obj.method for obj in p.HeatCapacityGases],
         }
         gas = METHODS[self.method][1]
-        if gas in EOS_MODELS:
+        if gas in EOS_MODELS or gas == "RK":
             needs.update({"critical temperature": list(c.Tcs), "critical pressure": list(c.Pcs)})
             needs["acentric factor"] = list(c.omegas)
         else:
@@ -309,6 +302,13 @@ class PropertyPackage:
             )
             self._van_laar = np.asarray(B, dtype=float)
             self.warnings.extend(notes)
+        if liquid == "CHAO-SEA":
+            from simulator_mock.chao_seader import regular_solution_parameters
+
+            c = self.constants
+            self._regular = regular_solution_parameters(
+                list(self.CASs), self.names, list(c.Tcs), list(c.Vml_STPs), list(c.solubility_parameters)
+            )
         if liquid == "NRTL" and len(self.CASs) > 1:
             from simulator_mock.binary_parameters import nrtl_parameters
 
@@ -356,6 +356,7 @@ class PropertyPackage:
     def _build_models(self, idx: tuple[int, ...]) -> PhaseModels:
         from thermo import (
             PRMIX,
+            RKMIX,
             SRKMIX,
             CEOSGas,
             CEOSLiquid,
@@ -399,8 +400,21 @@ class PropertyPackage:
             gas = CEOSGas(eos, eos_kwargs, **common)
             liquid = CEOSLiquid(eos, eos_kwargs, **common)
         else:
-            gas = IdealGas(HeatCapacityGases=correlations.HeatCapacityGases, T=T, P=P, zs=zs)
-            liquid = (CpLiquid if self.caloric_basis == "Hvap" else GibbsExcessLiquid)(
+            if gas_kind == "RK":
+                from simulator_mock.chao_seader import RedlichKwongVapour
+
+                rk_kwargs = {"Tcs": constants.Tcs, "Pcs": constants.Pcs, "omegas": constants.omegas}
+                gas = RedlichKwongVapour(
+                    RKMIX, rk_kwargs, HeatCapacityGases=correlations.HeatCapacityGases, T=T, P=P, zs=zs
+                )
+            else:
+                gas = IdealGas(HeatCapacityGases=correlations.HeatCapacityGases, T=T, P=P, zs=zs)
+            liquid_class = CpLiquid if self.caloric_basis == "Hvap" else GibbsExcessLiquid
+            if self.liquid_model == "CHAO-SEA":
+                from simulator_mock.chao_seader import ChaoSeaderLiquid
+
+                liquid_class = ChaoSeaderLiquid
+            liquid = liquid_class(
                 VaporPressures=correlations.VaporPressures,
                 HeatCapacityGases=correlations.HeatCapacityGases,
                 VolumeLiquids=correlations.VolumeLiquids,
@@ -414,8 +428,18 @@ class PropertyPackage:
             )
         if isinstance(liquid, CpLiquid):
             liquid.cp_liquid = cp_liquid_data(list(constants.Tcs), correlations)
+        if self.liquid_model == "CHAO-SEA":
+            from thermo.phases import ChaoSeader
+
+            liquid.chao_seader = ChaoSeader(
+                Tcs=constants.Tcs, Pcs=constants.Pcs, omegas=constants.omegas, CASs=CASs, T=T, P=P, zs=zs
+            )
         if n == 1:
             flasher = FlashPureVLS(constants, correlations, liquids=[liquid], gas=gas, solids=[])
+        elif self.liquid_model == "CHAO-SEA":
+            from simulator_mock.chao_seader import ChaoSeaderFlash
+
+            flasher = ChaoSeaderFlash(constants, correlations, liquid=liquid, gas=gas)
         else:
             flasher = FlashVL(constants, correlations, liquid=liquid, gas=gas)
         return PhaseModels(gas, liquid, flasher, self.Hfs[list(idx)], list(constants.Tcs))
@@ -428,6 +452,11 @@ class PropertyPackage:
         if self.liquid_model == "NRTL":
             tau_bs, alpha_cs = (m[np.ix_(idx, idx)].tolist() for m in self._nrtl)
             return NRTL(T=T, xs=zs, tau_bs=tau_bs, alpha_cs=alpha_cs)
+        if self.liquid_model == "CHAO-SEA":
+            from thermo.regular_solution import RegularSolution
+
+            Vs, SPs = ([values[i] for i in idx] for values in self._regular)
+            return RegularSolution(T=T, xs=zs, Vs=Vs, SPs=SPs)
         if self.liquid_model == "VAN-LAAR":
             from simulator_mock.van_laar import VanLaar
 

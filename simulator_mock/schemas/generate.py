@@ -238,7 +238,7 @@ def base(block_types: list[str]) -> dict[str, Any]:
                     "type": "object",
                     "properties": {
                         "method_name": string(
-                            "Aspen property method. The mock models IDEAL, NRTL, UNIQUAC, WILSON, VAN-LAAR (parameters estimated from UNIFAC), UNIFAC, PENG-ROB, RK-SOAVE and SRK (Peneloux volume-translated); CHAO-SEA is refused (UnknownPropertyMethod).",
+                            "Aspen property method. The mock models IDEAL, NRTL, UNIQUAC, WILSON, VAN-LAAR (parameters estimated from UNIFAC), UNIFAC, PENG-ROB, RK-SOAVE, SRK (Peneloux volume-translated) and CHAO-SEA (Chao-Seader liquid, Scatchard-Hildebrand, Redlich-Kwong vapour; hydrocarbons with H2 and light ends).",
                             METHODS,
                         ),
                         "is_basis_method": {

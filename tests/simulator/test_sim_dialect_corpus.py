@@ -1205,11 +1205,6 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         "UnsupportedOption",
         ["blocks_Extract_data.B1.SPEC_DATA.OPT_THERMAL", "DUTY"],
     ),
-    "property method the mock does not model": (
-        _set(heater, "property_methods/0/method_name", "CHAO-SEA"),
-        "UnknownPropertyMethod",
-        ["CHAO-SEA", "not simulated"],
-    ),
 }
 
 

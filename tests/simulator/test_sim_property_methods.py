@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulator_mock.errors import UnknownPropertyMethodError
-from simulator_mock.property_package import canonical_method, get_property_package
+from simulator_mock.property_package import get_property_package
 
 ETHANOL, WATER = "64-17-5", "7732-18-5"
 BENZENE, TOLUENE, CYCLOHEXANE = "71-43-2", "108-88-3", "110-82-7"
@@ -89,8 +88,3 @@ def test_van_laar_binary_form() -> None:
     expected = np.exp(A12 * (A21 * (1 - x1) / (A12 * x1 + A21 * (1 - x1))) ** 2)
     assert model.gammas()[0] == pytest.approx(expected, rel=1e-9)
     assert model.to_T_xs(T, [1e-12, 1 - 1e-12]).gammas()[0] == pytest.approx(np.e, rel=1e-6)
-
-
-def test_chao_seader_is_refused_saying_why() -> None:
-    with pytest.raises(UnknownPropertyMethodError, match="not simulated"):
-        canonical_method("CHAO-SEA")

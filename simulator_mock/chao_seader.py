@@ -1,0 +1,213 @@
+"""Aspen's CHAO-SEA liquid: Chao-Seader pure-liquid fugacity with Scatchard-Hildebrand activity coefficients.
+
+Chao, K. C.; Seader, J. D. "A general correlation of vapor-liquid equilibria in hydrocarbon mixtures",
+AIChE J. 7 (1961) 598-605. A component's liquid fugacity is
+
+    f_i = x_i * gamma_i * nu_i * P
+
+- ``nu_i``, the fugacity coefficient of the pure liquid, is the Chao-Seader correlation in reduced
+  temperature and pressure and the acentric factor (special coefficients for hydrogen and methane). The mock
+  evaluates it with thermo's :class:`thermo.phases.ChaoSeader` (the 1961 coefficients).
+- ``gamma_i`` is regular-solution theory (Scatchard-Hildebrand), thermo's
+  :class:`thermo.regular_solution.RegularSolution`:
+  ``ln gamma_i = V_i (delta_i - sum_j phi_j delta_j)^2 / (R T)``, ``phi_j`` the volume fractions, with each
+  component's liquid molar volume ``V`` and solubility parameter ``delta`` at 25 C, constant in temperature as
+  in the paper.
+
+Components that are liquids well below their critical point at 25 C (reduced temperature under
+:data:`DATABASE_TR_MAX`) take ``V`` and ``delta`` from the ``chemicals`` database (its values agree with the
+paper's: n-hexane 131.6 cm3/mol and 7.27 (cal/cm3)^0.5, benzene 89.4 and 9.16). The light ends are gases
+or near-critical at 25 C, and the paper gives hypothetical liquid values for them (:data:`LIGHT_ENDS`). Any
+other component is refused with :class:`~simulator_mock.errors.ComponentDataError`: a value computed near or
+above the critical point would be a silent substitute.
+
+The vapour of CHAO-SEA is the Redlich-Kwong equation of state (thermo's ``RKMIX``), built by the property
+package. Caloric properties of the liquid are those of the mock's other activity-coefficient methods
+(:mod:`simulator_mock.liquid_enthalpy`); Aspen takes them from Lee-Kesler (see docs/dialect_decisions.md).
+
+The correlation was fitted to hydrocarbon systems with hydrogen from about -18 to 260 C (0.5 < Tr < 1.3 for
+the heavier components) and up to about 140 bar; like Aspen, the mock applies it outside that range without
+complaint.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from thermo import CEOSGas, FlashVL
+
+from simulator_mock.errors import ComponentDataError
+from simulator_mock.liquid_enthalpy import CpLiquid
+
+#: cm3/mol -> m3/mol; (cal/cm3)^0.5 -> Pa^0.5.
+_CM3 = 1e-6
+_CAL_CM3_SQRT = math.sqrt(4.184e6)
+
+#: Chao and Seader's (1961, Table 1) hypothetical liquid molar volume [cm3/mol] and solubility parameter
+#: [(cal/cm3)^0.5] at 25 C for the light ends, by CAS number.
+LIGHT_ENDS: dict[str, tuple[str, float, float]] = {
+    "1333-74-0": ("hydrogen", 31.0, 3.25),
+    "74-82-8": ("methane", 52.0, 5.68),
+    "74-84-0": ("ethane", 68.0, 6.05),
+    "74-85-1": ("ethylene", 61.0, 6.08),
+    "74-98-6": ("propane", 84.0, 6.40),
+    "115-07-1": ("propylene", 79.0, 6.43),
+    "106-97-8": ("n-butane", 101.4, 6.73),
+    "75-28-5": ("isobutane", 105.5, 6.73),
+}
+#: Largest reduced temperature at 25 C for which the database's V and delta are taken (n-pentane: 0.635).
+DATABASE_TR_MAX = 0.65
+_T25 = 298.15
+#: Relative step of the finite differences of ln nu in T and P.
+_STEP = 1e-6
+
+
+def regular_solution_parameters(
+    CASs: list[str],
+    names: list[str],
+    Tcs: list[float | None],
+    Vs_25C: list[float | None],
+    SPs: list[float | None],
+) -> tuple[list[float], list[float]]:
+    """Liquid molar volumes [m3/mol] and solubility parameters [Pa^0.5] of the components for CHAO-SEA.
+
+    Raises:
+        ComponentDataError: a component that is neither in :data:`LIGHT_ENDS` nor a database liquid at 25 C.
+    """
+    Vs, deltas = [], []
+    for CAS, name, Tc, V, SP in zip(CASs, names, Tcs, Vs_25C, SPs, strict=True):
+        if CAS in LIGHT_ENDS:
+            _, V_cm3, delta = LIGHT_ENDS[CAS]
+            Vs.append(V_cm3 * _CM3)
+            deltas.append(delta * _CAL_CM3_SQRT)
+            continue
+        if Tc is None or V is None or SP is None or _T25 / Tc >= DATABASE_TR_MAX:
+            light = ", ".join(entry[0] for entry in LIGHT_ENDS.values())
+            raise ComponentDataError(
+                f"component {name}: CHAO-SEA needs its regular-solution liquid volume and solubility "
+                "parameter at 25 C; it is not a liquid well below its critical point there, and Chao and "
+                f"Seader's table of hypothetical values covers only {light}: use PENG-ROB or RK-SOAVE for it"
+            )
+        Vs.append(float(V))
+        deltas.append(float(SP))
+    return Vs, deltas
+
+
+class ChaoSeaderLiquid(CpLiquid):
+    """Liquid phase of CHAO-SEA: ``phi_i = gamma_i * nu_i`` (see the module docstring).
+
+    Build it as :class:`~simulator_mock.liquid_enthalpy.CpLiquid` with a ``RegularSolution`` excess model,
+    then set ``chao_seader`` to a ``thermo.phases.ChaoSeader`` of the same components (it supplies ``nu``).
+    """
+
+    chao_seader: Any = None
+
+    def transfer_data(self, new: Any, zs: Any, T: float, T_equal: bool) -> None:
+        super().transfer_data(new, zs, T, T_equal)
+        new.chao_seader = self.chao_seader
+
+    def _ln_nus(self, T: float, P: float) -> list[float]:
+        nus = self.chao_seader.to_TP_zs(T=T, P=P, zs=self.zs).nus()
+        return [math.log(nu) for nu in nus]
+
+    def lnphis(self) -> list[float]:
+        try:
+            return self._cs_lnphis  # type: ignore[has-type]
+        except AttributeError:
+            pass
+        gammas = self.gammas()
+        self._cs_lnphis = [
+            math.log(g) + ln_nu for g, ln_nu in zip(gammas, self._ln_nus(self.T, self.P), strict=True)
+        ]
+        return self._cs_lnphis
+
+    lnphis_G_min = lnphis
+    lnphis_lowest_Gibbs = lnphis
+
+    def phis(self) -> list[float]:
+        return [math.exp(v) for v in self.lnphis()]
+
+    def dlnphis_dT(self) -> list[float]:
+        T, P = self.T, self.P
+        h = T * _STEP
+        up, down = self._ln_nus(T + h, P), self._ln_nus(T - h, P)
+        dlngammas = self.GibbsExcessModel.dlngammas_dT()
+        return [d + (u - w) / (2.0 * h) for d, u, w in zip(dlngammas, up, down, strict=True)]
+
+    def dphis_dT(self) -> list[float]:
+        return [phi * d for phi, d in zip(self.phis(), self.dlnphis_dT(), strict=True)]
+
+    def dlnphis_dP(self) -> list[float]:
+        T, P = self.T, self.P
+        h = P * _STEP
+        up, down = self._ln_nus(T, P + h), self._ln_nus(T, P - h)
+        return [(u - w) / (2.0 * h) for u, w in zip(up, down, strict=True)]
+
+    def dphis_dP(self) -> list[float]:
+        return [phi * d for phi, d in zip(self.phis(), self.dlnphis_dP(), strict=True)]
+
+
+class RedlichKwongVapour(CEOSGas):
+    """Vapour of CHAO-SEA: thermo's cubic-EOS gas phase, always identified as the vapour.
+
+    The liquid of CHAO-SEA is another model, so which phase is the vapour follows the model, as with the ideal
+    gas of the activity-coefficient methods (thermo's volume-based test would call a compressed, hydrogen-rich
+    Redlich-Kwong phase a liquid).
+    """
+
+    force_phase = "g"
+
+
+class ChaoSeaderFlash(FlashVL):
+    """thermo's vapour-liquid flasher, choosing the single phase to test for stability for a vapour model that
+    can have no vapour root.
+
+    thermo tests the feed as whichever of the two models gives it the lower Gibbs energy. At high pressure the
+    Redlich-Kwong mixture of a feed rich in heavy components has only its liquid-like root; as the "vapour" it
+    then looks more stable than the liquid and the flash reports one vapour phase (30/30/40 methane/propane/
+    n-pentane at 27 C and 20 bar, which is two-phase). Where the vapour model has no vapour root at the feed
+    composition the feed is tested as the liquid: the trial vapour compositions have vapour roots.
+    """
+
+    def flash_TP_stability_test(
+        self,
+        T: float,
+        P: float,
+        zs: list[float],
+        liquid: Any,
+        gas: Any,
+        solution: Any = None,
+        LL: bool = False,
+        phases_ready: bool = False,
+    ) -> Any:
+        if not phases_ready:
+            gas, liquid = self.phases_at_TP_binary(T, P, zs, liquid, gas)
+        if gas.eos_mix.phase != "l":
+            return super().flash_TP_stability_test(T, P, zs, liquid, gas, solution, LL, phases_ready=True)
+        stable, found = self.stability_test_Michelsen(
+            T,
+            P,
+            zs,
+            liquid,
+            gas,
+            highest_comp_diff=self.SS_2P_STAB_HIGHEST_COMP_DIFF,
+            min_comp_diff=self.SS_2P_STAB_COMP_DIFF_MIN,
+        )
+        if stable:
+            return None, [liquid], [], [1.0], {"iterations": 0, "err": 0.0, "stab_info": None}
+        trial_zs, appearing_zs, _, guess_name = found[:4]
+        return self.flash_2P(
+            T,
+            P,
+            zs,
+            trial_zs,
+            appearing_zs,
+            liquid,
+            gas,
+            gas,
+            liquid,
+            V_over_F_guess=None,
+            stab_info={"stab_guess_name": guess_name},
+            LL=LL,
+        )

@@ -1,0 +1,202 @@
+"""CHAO-SEA against published data and against its published equations worked by hand (never the engine)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from _support.sim import assert_closed
+
+from simulator_mock import run_config
+from simulator_mock.errors import ComponentDataError, SimulationError
+from simulator_mock.examples import METHANE, TOLUENE, component, feed, flowsheet
+from simulator_mock.property_package import get_property_package
+
+ATM = 101325.0
+R = 8.314462618
+HYDROGEN, METHANE_CAS, PROPANE, PENTANE, HEXANE = "1333-74-0", "74-82-8", "74-98-6", "109-66-0", "110-54-3"
+BENZENE_CAS, TOLUENE_CAS = "71-43-2", "108-88-3"
+
+# ---- the published equations, written out independently of thermo and of the mock ------------------------
+
+#: Chao and Seader (1961), log10 of the simple-fluid liquid fugacity coefficient: A0..A9.
+SIMPLE = (5.75748, -3.01761, -4.98500, 2.02299, 0.0, 0.08427, 0.26667, -0.31138, -0.02655, 0.02883)
+#: The same for hydrogen (no acentric-factor term).
+HYDROGEN_COEFFS = (1.96718, 1.02972, -0.054009, 0.0005288, 0.0, 0.008585, 0.0, 0.0, 0.0, 0.0)
+#: Chao and Seader's regular-solution constants at 25 C: V [cm3/mol], delta [(cal/cm3)^0.5].
+REGULAR = {HYDROGEN: (31.0, 3.25), HEXANE: (131.6, 7.27)}
+
+
+def _nu(Tr: float, Pr: float, omega: float, coeffs: tuple[float, ...], with_omega: bool) -> float:
+    a = coeffs
+    log_nu0 = (
+        a[0]
+        + a[1] / Tr
+        + a[2] * Tr
+        + a[3] * Tr**2
+        + a[4] * Tr**3
+        + (a[5] + a[6] * Tr + a[7] * Tr**2) * Pr
+        + (a[8] + a[9] * Tr) * Pr**2
+        - math.log10(Pr)
+    )
+    log_nu1 = -4.23893 + 8.65808 * Tr - 1.22060 / Tr - 3.15224 * Tr**3 - 0.025 * (Pr - 0.6)
+    return 10.0 ** (log_nu0 + (omega * log_nu1 if with_omega else 0.0))
+
+
+def _gammas(xs: np.ndarray, T: float, CASs: tuple[str, ...]) -> np.ndarray:
+    V = np.array([REGULAR[c][0] * 1e-6 for c in CASs])
+    delta = np.array([REGULAR[c][1] * math.sqrt(4.184e6) for c in CASs])
+    phi = xs * V / np.dot(xs, V)
+    mean = np.dot(phi, delta)
+    return np.exp(V * (delta - mean) ** 2 / (R * T))
+
+
+def _rk_phis(ys: np.ndarray, T: float, P: float, Tcs: np.ndarray, Pcs: np.ndarray) -> np.ndarray:
+    """Redlich and Kwong (1949) vapour fugacity coefficients, no interaction parameters."""
+    omega_a, omega_b = 1.0 / (9.0 * (2.0 ** (1 / 3) - 1.0)), (2.0 ** (1 / 3) - 1.0) / 3.0
+    a = omega_a * R**2 * Tcs**2.5 / Pcs
+    b = omega_b * R * Tcs / Pcs
+    am, bm = np.dot(ys, np.sqrt(a)) ** 2, np.dot(ys, b)
+    A, B = am * P / (R**2 * T**2.5), bm * P / (R * T)
+    Z = max(r.real for r in np.roots([1.0, -1.0, A - B - B * B, -A * B]) if abs(r.imag) < 1e-12)
+    return np.exp(
+        b / bm * (Z - 1) - math.log(Z - B) - A / B * (2 * np.sqrt(a / am) - b / bm) * math.log(1 + B / Z)
+    )
+
+
+def test_k_values_follow_the_published_equations_worked_by_hand() -> None:
+    # hydrogen/n-hexane in a high-pressure separator: K = nu * gamma / phi_V at the flash's own phases
+    CASs = (HYDROGEN, HEXANE)
+    package = get_property_package(CASs, "CHAO-SEA")
+    T, P = 310.0, 30e5
+    state = package.flash(np.array([0.5, 0.5]), "test", T=T, P=P)
+    assert 0.4 < state.VF < 0.6
+    c = package.constants
+    Tcs, Pcs = np.array(c.Tcs), np.array(c.Pcs)
+    nus = np.array(
+        [
+            _nu(T / Tcs[0], P / Pcs[0], c.omegas[0], HYDROGEN_COEFFS, with_omega=False),
+            _nu(T / Tcs[1], P / Pcs[1], c.omegas[1], SIMPLE, with_omega=True),
+        ]
+    )
+    K_hand = nus * _gammas(state.xs, T, CASs) / _rk_phis(state.ys, T, P, Tcs, Pcs)
+    assert state.ys / state.xs == pytest.approx(K_hand, rel=3e-3)
+    # hydrogen is sparingly soluble: about 2 mol % in the liquid, the vapour 98.6 % hydrogen
+    assert state.xs[0] == pytest.approx(0.024, abs=0.003)
+    assert state.ys[0] == pytest.approx(0.986, abs=0.003)
+
+
+@pytest.mark.parametrize(
+    ("CAS", "Tb"),
+    [(PENTANE, 309.21), (HEXANE, 341.87), (BENZENE_CAS, 353.24), (TOLUENE_CAS, 383.75), (PROPANE, 231.04)],
+)
+def test_normal_boiling_points_against_nist(CAS: str, Tb: float) -> None:
+    # NIST WebBook normal boiling points; Chao-Seader's pure liquid with the RK vapour reproduces them.
+    state = get_property_package((CAS,), "CHAO-SEA").flash(np.array([1.0]), "test", P=ATM, VF=0.0)
+    assert pytest.approx(Tb, abs=2.0) == state.T
+
+
+def test_benzene_toluene_bubble_point_against_raoult_with_nist_antoine() -> None:
+    # benzene/toluene is a near-ideal pair: Raoult's law with the NIST WebBook Antoine constants puts the
+    # equimolar bubble point at 1 atm at 92.12 C with 0.714 benzene in the vapour.
+    def psat(A: float, B: float, C: float, T: float) -> float:
+        return 1e5 * 10.0 ** (A - B / (T + C))
+
+    lo, hi = 340.0, 400.0
+    for _ in range(100):
+        T = 0.5 * (lo + hi)
+        total = 0.5 * psat(4.01814, 1203.835, -53.226, T) + 0.5 * psat(4.07827, 1343.943, -53.773, T)
+        lo, hi = (T, hi) if total < ATM else (lo, T)
+    y_raoult = 0.5 * psat(4.01814, 1203.835, -53.226, T) / ATM
+    state = get_property_package((BENZENE_CAS, TOLUENE_CAS), "CHAO-SEA").flash(
+        np.array([0.5, 0.5]), "test", P=ATM, VF=0.0
+    )
+    assert pytest.approx(T, abs=0.7) == state.T
+    assert state.ys[0] == pytest.approx(y_raoult, abs=0.015)
+
+
+def test_a_heavy_feed_whose_vapour_model_has_only_a_liquid_root_still_splits() -> None:
+    # 30/30/40 methane/propane/n-pentane at 27 C and 20 bar: the RK mixture of the feed has only its
+    # liquid-like root, yet the feed is two-phase (pentane's vapour pressure there is 0.7 bar).
+    CASs = (METHANE_CAS, PROPANE, PENTANE)
+    package = get_property_package(CASs, "CHAO-SEA")
+    state = package.flash(np.array([0.3, 0.3, 0.4]), "test", T=300.0, P=20e5)
+    assert 0.2 < state.VF < 0.4
+    K = state.ys / state.xs
+    assert K[0] > 5.0 and K[2] < 0.1
+    # more pressure, less vapour, smoothly through the pressure where the feed's vapour root disappears
+    VFs = [package.flash(np.array([0.3, 0.3, 0.4]), "test", T=300.0, P=P).VF for P in (15e5, 20e5, 25e5)]
+    assert 1.0 > VFs[0] > VFs[1] > VFs[2] > 0.0
+    assert VFs[0] - VFs[1] == pytest.approx(VFs[1] - VFs[2], rel=0.5)
+
+
+def test_a_component_without_regular_solution_constants_is_refused_naming_it() -> None:
+    with pytest.raises(ComponentDataError, match=r"nitrogen.*Chao and Seader"):
+        get_property_package(("7727-37-9", HEXANE), "CHAO-SEA")
+
+
+# ---- through the service's contract ----------------------------------------------------------------------
+
+HYDROGEN_COMPONENT = component("H2", "hydrogen")
+HEXANE_COMPONENT = component("HEXANE", "n-hexane")
+
+
+def _separator(components: list[dict[str, str]], flows: dict[str, float]) -> dict:
+    return flowsheet(
+        "Hydrotreater high-pressure separator",
+        components,
+        "CHAO-SEA",
+        {"C1": "Heater", "F1": "Flash2"},
+        {
+            "C1": {"FEED-1": "F(IN)", "COOL-1": "P(OUT)"},
+            "F1": {"COOL-1": "F(IN)", "GAS-1": "V(OUT)", "LIQ-1": "L(OUT)"},
+        },
+        {"FEED-1": feed(320.0, 35.0, flows)},
+        blocks_Heater_data={
+            "C1": {
+                "SPEC_DATA": {
+                    "SPEC_OPT": "TP",
+                    "TEMP_VALUE": 45,
+                    "TEMP_UNITS": "C",
+                    "PRES_VALUE": -1,
+                    "PRES_UNITS": "bar",
+                }
+            }
+        },
+        blocks_Flash2_data={
+            "F1": {
+                "SPEC_DATA": {
+                    "SPEC_OPT": "PD",
+                    "PRES_VALUE": 0,
+                    "PRES_UNITS": "bar",
+                    "DUTY_VALUE": 0,
+                    "DUTY_UNITS": "kW",
+                }
+            }
+        },
+    )
+
+
+def test_high_pressure_separator_closes_its_balances() -> None:
+    config = _separator(
+        [HYDROGEN_COMPONENT, METHANE, HEXANE_COMPONENT, TOLUENE],
+        {"H2": 60.0, "CH4": 10.0, "HEXANE": 20.0, "TOLUENE": 10.0},
+    )
+    results = run_config(config)
+    assert_closed(results)
+    gas, liquid = results["streams"]["GAS-1"], results["streams"]["LIQ-1"]
+    assert gas["temperature_C"] == pytest.approx(45.0, abs=1e-6)
+    assert gas["pressure_bar"] == pytest.approx(34.0, abs=1e-6)
+    assert gas["mole_fractions"]["H2"] > 0.8
+    assert liquid["mole_fractions"]["HEXANE"] + liquid["mole_fractions"]["TOLUENE"] > 0.9
+    # the cooler's duty is the feed's enthalpy change: vapour at 320 C to a two-phase mixture at 45 C
+    assert results["blocks"]["C1"]["duty_kW"] < 0
+
+
+def test_unsupported_component_fails_the_run_as_missing_component_data() -> None:
+    config = _separator([component("N2", "nitrogen"), HEXANE_COMPONENT], {"N2": 50.0, "HEXANE": 50.0})
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert info.value.error_type == "MissingComponentData"
+    assert "nitrogen" in info.value.message
