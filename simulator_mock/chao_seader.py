@@ -21,9 +21,10 @@ or near-critical at 25 C, and the paper gives hypothetical liquid values for the
 other component is refused with :class:`~simulator_mock.errors.ComponentDataError`: a value computed near or
 above the critical point would be a silent substitute.
 
-The vapour of CHAO-SEA is the Redlich-Kwong equation of state (thermo's ``RKMIX``), built by the property
-package. Caloric properties of the liquid are those of the mock's other activity-coefficient methods
-(:mod:`simulator_mock.liquid_enthalpy`); Aspen takes them from Lee-Kesler (see docs/dialect_decisions.md).
+The liquid's enthalpy and entropy are, as in Aspen's CHAO-SEA, the ideal gas's plus the Lee-Kesler departures
+of the liquid mixture (:mod:`simulator_mock.lee_kesler`); its volume is the pure-liquid correlations' (Aspen:
+API). The vapour is the Redlich-Kwong equation of state (thermo's ``RKMIX``) for fugacities, volume and
+enthalpy alike, built by the property package.
 
 The correlation was fitted to hydrocarbon systems with hydrogen from about -18 to 260 C (0.5 < Tr < 1.3 for
 the heavier components) and up to about 140 bar; like Aspen, the mock applies it outside that range without
@@ -35,9 +36,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 from thermo import CEOSGas, FlashVL
 
 from simulator_mock.errors import ComponentDataError
+from simulator_mock.lee_kesler import liquid_departures
 from simulator_mock.liquid_enthalpy import CpLiquid
 
 #: cm3/mol -> m3/mol; (cal/cm3)^0.5 -> Pa^0.5.
@@ -146,6 +149,62 @@ class ChaoSeaderLiquid(CpLiquid):
 
     def dphis_dP(self) -> list[float]:
         return [phi * d for phi, d in zip(self.phis(), self.dlnphis_dP(), strict=True)]
+
+    # ---- caloric properties: ideal gas + Lee-Kesler departures ------------------------------------------
+
+    def _departures_at(self, T: float, P: float) -> tuple[float, float]:
+        cs = self.chao_seader
+        return liquid_departures(
+            T, P, np.asarray(self.zs), np.asarray(cs._Tcs), np.asarray(cs._Pcs), np.asarray(cs._omegas)
+        )
+
+    def _departures(self) -> tuple[float, float]:
+        try:
+            return self._lk  # type: ignore[has-type]
+        except AttributeError:
+            pass
+        self._lk = self._departures_at(self.T, self.P)
+        return self._lk
+
+    def H_dep(self) -> float:
+        return self._departures()[0]
+
+    def S_dep(self) -> float:
+        return self._departures()[1]
+
+    def H(self) -> float:
+        return float(self.H_ideal_gas()) + self.H_dep()
+
+    def S(self) -> float:
+        return float(self.S_ideal_gas()) + self.S_dep()
+
+    def Cp(self) -> float:
+        T, P = self.T, self.P
+        h = T * _STEP * 10.0
+        slope = (self._departures_at(T + h, P)[0] - self._departures_at(T - h, P)[0]) / (2.0 * h)
+        return float(self.Cp_ideal_gas()) + slope
+
+    dH_dT = dH_dT_P = Cp
+
+    def dS_dT(self) -> float:
+        return self.Cp() / self.T
+
+    dS_dT_P = dS_dT
+
+    def dH_dP(self) -> float:
+        T, P = self.T, self.P
+        h = P * _STEP * 10.0
+        return (self._departures_at(T, P + h)[0] - self._departures_at(T, P - h)[0]) / (2.0 * h)
+
+    dH_dP_T = dH_dP
+
+    def dS_dP(self) -> float:
+        T, P = self.T, self.P
+        h = P * _STEP * 10.0
+        slope = (self._departures_at(T, P + h)[1] - self._departures_at(T, P - h)[1]) / (2.0 * h)
+        return slope - 8.314462618 / P  # the ideal gas's -R/P
+
+    dS_dP_T = dS_dP
 
 
 class RedlichKwongVapour(CEOSGas):

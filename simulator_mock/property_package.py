@@ -476,8 +476,9 @@ class PropertyPackage:
 
     @property
     def liquid_enthalpy_has_pressure_term(self) -> bool:
-        """True for cubic-EOS liquids; the activity-coefficient liquids' enthalpy ignores pressure."""
-        return self.liquid_model in EOS_MODELS
+        """True for cubic-EOS liquids and CHAO-SEA's (Lee-Kesler); the activity-coefficient liquids' enthalpy
+        ignores pressure."""
+        return self.liquid_model in EOS_MODELS or self.liquid_model == "CHAO-SEA"
 
     def liquid_dH_dP(self, state: PhaseState) -> float:
         """(dH/dP)_T = V - T (dV/dT)_P [m3/mol] of the liquid of ``state`` when the model's liquid enthalpy
@@ -771,7 +772,7 @@ class PropertyPackage:
         critical points itself (they can lie above every pure component's Pc), so there only a pure
         component is bounded here.
         """
-        if self.liquid_enthalpy_has_pressure_term and len(idx) > 1:
+        if self.liquid_model in EOS_MODELS and len(idx) > 1:
             return
         for key, values, label, fmt in (
             ("P", self.constants.Pcs, "pressure", lambda v: f"{v / 1e5:.6g} bar"),

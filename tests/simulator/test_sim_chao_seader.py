@@ -10,12 +10,13 @@ from _support.sim import assert_closed
 
 from simulator_mock import run_config
 from simulator_mock.errors import ComponentDataError, SimulationError
-from simulator_mock.examples import METHANE, TOLUENE, component, feed, flowsheet
+from simulator_mock.examples import METHANE, TOLUENE, VALVE_DEFAULTS, component, feed, flowsheet
 from simulator_mock.property_package import get_property_package
 
 ATM = 101325.0
 R = 8.314462618
 HYDROGEN, METHANE_CAS, PROPANE, PENTANE, HEXANE = "1333-74-0", "74-82-8", "74-98-6", "109-66-0", "110-54-3"
+HEPTANE = "142-82-5"
 BENZENE_CAS, TOLUENE_CAS = "71-43-2", "108-88-3"
 
 # ---- the published equations, written out independently of thermo and of the mock ------------------------
@@ -95,6 +96,27 @@ def test_normal_boiling_points_against_nist(CAS: str, Tb: float) -> None:
     # NIST WebBook normal boiling points; Chao-Seader's pure liquid with the RK vapour reproduces them.
     state = get_property_package((CAS,), "CHAO-SEA").flash(np.array([1.0]), "test", P=ATM, VF=0.0)
     assert pytest.approx(Tb, abs=2.0) == state.T
+
+
+@pytest.mark.parametrize(
+    ("CAS", "Hvap"), [(HEXANE, 28.85), (BENZENE_CAS, 30.72), (TOLUENE_CAS, 33.18), (HEPTANE, 31.77)]
+)
+def test_enthalpy_of_vaporization_at_the_normal_boiling_point_against_nist(CAS: str, Hvap: float) -> None:
+    # the liquid's enthalpy is Lee-Kesler's, the vapour's Redlich-Kwong's: their difference at the boiling
+    # point is the enthalpy of vaporization (NIST WebBook, kJ/mol at Tb: Majer and Svoboda)
+    package = get_property_package((CAS,), "CHAO-SEA")
+    liquid = package.flash(np.array([1.0]), "test", P=ATM, VF=0.0)
+    vapour = package.flash(np.array([1.0]), "test", P=ATM, VF=1.0)
+    assert pytest.approx(Hvap, rel=0.015) == (vapour.H - liquid.H) / 1000.0
+
+
+@pytest.mark.parametrize(("CAS", "Cp"), [(HEXANE, 195.6), (HEPTANE, 224.7), (TOLUENE_CAS, 157.1)])
+def test_liquid_heat_capacity_at_25_c_against_nist(CAS: str, Cp: float) -> None:
+    # NIST WebBook liquid heat capacities at 298.15 K [J/mol/K]; Lee-Kesler's is within a few per cent
+    package = get_property_package((CAS,), "CHAO-SEA")
+    cold = package.flash(np.array([1.0]), "test", T=297.15, P=ATM)
+    warm = package.flash(np.array([1.0]), "test", T=299.15, P=ATM)
+    assert pytest.approx(Cp, rel=0.04) == (warm.H - cold.H) / 2.0
 
 
 def test_benzene_toluene_bubble_point_against_raoult_with_nist_antoine() -> None:
@@ -200,3 +222,27 @@ def test_unsupported_component_fails_the_run_as_missing_component_data() -> None
         run_config(config)
     assert info.value.error_type == "MissingComponentData"
     assert "nitrogen" in info.value.message
+
+
+def test_liquid_let_down_warms_as_its_volume_and_expansivity_say() -> None:
+    # Isenthalpic throttling of liquid n-hexane from 30 to 1.5 bar at 25 C: dT = V (1 - T alpha) dP / Cp
+    # with the CRC Handbook's density 654.8 kg/m3 and expansivity 1.387e-3 1/K and NIST's Cp 195.6 J/mol/K:
+    # +1.12 K.
+    # Lee-Kesler's liquid enthalpy carries the pressure term itself (counting V dP again would double it).
+    V = 86.175e-3 / 654.8
+    expected = V * (1.0 - 298.15 * 1.387e-3) * 28.5e5 / 195.6
+    assert expected == pytest.approx(1.12, abs=0.01)
+    config = flowsheet(
+        "Liquid let-down",
+        [HEXANE_COMPONENT],
+        "CHAO-SEA",
+        {"V1": "Valve"},
+        {"V1": {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}},
+        {"IN-1": feed(25.0, 30.0, {"HEXANE": 100.0})},
+        blocks_Valve_data={"V1": {"JOB_DATA": {**VALVE_DEFAULTS, "P_OUT_VALUE": 1.5, "P_OUT_UNITS": "bar"}}},
+    )
+    results = run_config(config)
+    assert_closed(results)
+    out = results["streams"]["OUT-1"]
+    assert out["vapor_fraction"] == 0.0
+    assert out["temperature_C"] - 25.0 == pytest.approx(expected, abs=0.15)
