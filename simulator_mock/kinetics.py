@@ -105,7 +105,8 @@ def parse_reactions(section: dict[str, Any] | None, cids: list[str]) -> dict[str
         if kind == "LHHW":
             raise UnsupportedOptionError(
                 f"{where}.type: LHHW is not simulated by the mock: the schema has no fields for the "
-                "adsorption and driving-force terms an LHHW rate needs; write the reactions as POWERLAW"
+                "adsorption and driving-force terms an LHHW rate needs (the real service writes only the "
+                "kinetic factor, leaving Aspen an incomplete LHHW set); write the reactions as POWERLAW"
             )
         items = body.get("REAC_DATA") or []
         if not items:
