@@ -2,7 +2,8 @@
 
 Starts ``python -m simulator_mock`` on a free loopback port, then prints p50/p95 latency of
 POST /run-aspen-simulation per flowsheet kind (single unit, 4-unit train, RadFrac column, recycle, a
-three-phase flash: vapour and two liquids, a kinetic reactor with recycle, and the shipped methanol loop of
+three-phase flash: vapour and two liquids, a kinetic reactor with recycle, a hydrotreater separator with
+CHAO-SEA, and the shipped methanol loop of
 task test-hard-03: 11 blocks with compressors, RStoic, HeatX, flashes and a recycle; the heavy kinds are
 timed over fewer requests),
 requests/s of single-unit runs with 8 concurrent clients, and the ratio of the service's p50 to
@@ -39,6 +40,7 @@ from simulator_mock import run_config  # noqa: E402
 from simulator_mock.examples import (  # noqa: E402
     column,
     heater,
+    hp_separator,
     process_train,
     reactor_recycle,
     recycle,
@@ -53,6 +55,7 @@ KINDS: dict[str, Callable[[], dict[str, Any]]] = {
     "recycle (4 blocks, Wegstein)": recycle,
     "three-phase flash (Flash3, water/benzene/N2)": three_phase_flash,
     "reactor + recycle (RCSTR, Sep)": reactor_recycle,
+    "H2 separator (CHAO-SEA: Heater, Flash2)": hp_separator,
 }
 
 

@@ -657,6 +657,29 @@ def reactor_recycle() -> Config:
     return config
 
 
+HYDROGEN = {"cid": "H2", "name": "H2", "cas_number": "1333-74-0", "database_name": "HYDROGEN"}
+N_HEXANE = {"cid": "HEXANE", "name": "C6H14-1", "cas_number": "110-54-3", "database_name": "N-HEXANE"}
+
+
+def hp_separator() -> Config:
+    """A hydrotreater's high-pressure separator with CHAO-SEA: the reactor effluent (H2, CH4, n-hexane,
+    toluene; 320 C, 35 bar) cooled to 45 C with a 1 bar drop, then separated adiabatically into recycle gas
+    and liquid."""
+    return flowsheet(
+        "Hydrotreater high-pressure separator",
+        [HYDROGEN, METHANE, N_HEXANE, TOLUENE],
+        "CHAO-SEA",
+        {"C1": "Heater", "F1": "Flash2"},
+        {
+            "C1": {"FEED-1": "F(IN)", "COOL-1": "P(OUT)"},
+            "F1": {"COOL-1": "F(IN)", "GAS-1": "V(OUT)", "LIQ-1": "L(OUT)"},
+        },
+        {"FEED-1": feed(320.0, 35.0, {"H2": 60.0, "CH4": 10.0, "HEXANE": 20.0, "TOLUENE": 10.0})},
+        blocks_Heater_data={"C1": {"SPEC_DATA": tp(45.0, -1.0)}},
+        blocks_Flash2_data={"F1": {"SPEC_DATA": ADIABATIC}},
+    )
+
+
 #: Every example by name (zero-argument builders).
 EXAMPLES = {
     "heater": heater,
@@ -675,4 +698,5 @@ EXAMPLES = {
     "three_phase_flash": three_phase_flash,
     "decanter": decanter,
     "extractor": extractor,
+    "hp_separator": hp_separator,
 }

@@ -10,7 +10,7 @@ from _support.sim import assert_closed
 
 from simulator_mock import run_config
 from simulator_mock.errors import ComponentDataError, SimulationError
-from simulator_mock.examples import METHANE, TOLUENE, VALVE_DEFAULTS, component, feed, flowsheet
+from simulator_mock.examples import VALVE_DEFAULTS, component, feed, flowsheet, hp_separator
 from simulator_mock.property_package import get_property_package
 
 ATM = 101325.0
@@ -160,64 +160,24 @@ def test_a_component_without_regular_solution_constants_is_refused_naming_it() -
 
 # ---- through the service's contract ----------------------------------------------------------------------
 
-HYDROGEN_COMPONENT = component("H2", "hydrogen")
 HEXANE_COMPONENT = component("HEXANE", "n-hexane")
 
 
-def _separator(components: list[dict[str, str]], flows: dict[str, float]) -> dict:
-    return flowsheet(
-        "Hydrotreater high-pressure separator",
-        components,
-        "CHAO-SEA",
-        {"C1": "Heater", "F1": "Flash2"},
-        {
-            "C1": {"FEED-1": "F(IN)", "COOL-1": "P(OUT)"},
-            "F1": {"COOL-1": "F(IN)", "GAS-1": "V(OUT)", "LIQ-1": "L(OUT)"},
-        },
-        {"FEED-1": feed(320.0, 35.0, flows)},
-        blocks_Heater_data={
-            "C1": {
-                "SPEC_DATA": {
-                    "SPEC_OPT": "TP",
-                    "TEMP_VALUE": 45,
-                    "TEMP_UNITS": "C",
-                    "PRES_VALUE": -1,
-                    "PRES_UNITS": "bar",
-                }
-            }
-        },
-        blocks_Flash2_data={
-            "F1": {
-                "SPEC_DATA": {
-                    "SPEC_OPT": "PD",
-                    "PRES_VALUE": 0,
-                    "PRES_UNITS": "bar",
-                    "DUTY_VALUE": 0,
-                    "DUTY_UNITS": "kW",
-                }
-            }
-        },
-    )
-
-
 def test_high_pressure_separator_closes_its_balances() -> None:
-    config = _separator(
-        [HYDROGEN_COMPONENT, METHANE, HEXANE_COMPONENT, TOLUENE],
-        {"H2": 60.0, "CH4": 10.0, "HEXANE": 20.0, "TOLUENE": 10.0},
-    )
-    results = run_config(config)
+    results = run_config(hp_separator())
     assert_closed(results)
     gas, liquid = results["streams"]["GAS-1"], results["streams"]["LIQ-1"]
     assert gas["temperature_C"] == pytest.approx(45.0, abs=1e-6)
     assert gas["pressure_bar"] == pytest.approx(34.0, abs=1e-6)
     assert gas["mole_fractions"]["H2"] > 0.8
     assert liquid["mole_fractions"]["HEXANE"] + liquid["mole_fractions"]["TOLUENE"] > 0.9
-    # the cooler's duty is the feed's enthalpy change: vapour at 320 C to a two-phase mixture at 45 C
+    # the cooler takes the feed from vapour at 320 C to a two-phase mixture at 45 C
     assert results["blocks"]["C1"]["duty_kW"] < 0
 
 
 def test_unsupported_component_fails_the_run_as_missing_component_data() -> None:
-    config = _separator([component("N2", "nitrogen"), HEXANE_COMPONENT], {"N2": 50.0, "HEXANE": 50.0})
+    config = hp_separator()
+    config["components"][1] = component("CH4", "nitrogen")  # N2 under the methane's id
     with pytest.raises(SimulationError) as info:
         run_config(config)
     assert info.value.error_type == "MissingComponentData"
