@@ -219,14 +219,16 @@ class RedlichKwongVapour(CEOSGas):
 
 
 class ChaoSeaderFlash(FlashVL):
-    """thermo's vapour-liquid flasher, choosing the single phase to test for stability for a vapour model that
-    can have no vapour root.
+    """thermo's vapour-liquid flasher, choosing which single phase to test for stability from the K-value
+    model itself.
 
-    thermo tests the feed as whichever of the two models gives it the lower Gibbs energy. At high pressure the
-    Redlich-Kwong mixture of a feed rich in heavy components has only its liquid-like root; as the "vapour" it
-    then looks more stable than the liquid and the flash reports one vapour phase (30/30/40 methane/propane/
-    n-pentane at 27 C and 20 bar, which is two-phase). Where the vapour model has no vapour root at the feed
-    composition the feed is tested as the liquid: the trial vapour compositions have vapour roots.
+    thermo tests the feed as whichever phase model gives it the lower Gibbs energy, from each phase's
+    caloric departures. CHAO-SEA is a K-value method: its phase equilibrium comes from the fugacity
+    coefficients alone (Chao-Seader with Scatchard-Hildebrand against Redlich-Kwong), while its enthalpy and
+    entropy are Lee-Kesler's, so the two Gibbs energies do not compare (a 50/50 water/n-hexane feed at
+    70 C and 1 atm came out all liquid). Here the feed is tested as the phase with the lower
+    ``sum z (ln z + ln phi)``; and where the Redlich-Kwong mixture of the feed has only its liquid-like root
+    (a heavy feed at high pressure), always as the liquid.
     """
 
     def flash_TP_stability_test(
@@ -242,19 +244,22 @@ class ChaoSeaderFlash(FlashVL):
     ) -> Any:
         if not phases_ready:
             gas, liquid = self.phases_at_TP_binary(T, P, zs, liquid, gas)
-        if gas.eos_mix.phase != "l":
-            return super().flash_TP_stability_test(T, P, zs, liquid, gas, solution, LL, phases_ready=True)
+        z = np.asarray(zs)
+        g_liquid = float(np.dot(z, liquid.lnphis()))
+        g_gas = float(np.dot(z, gas.lnphis())) if gas.eos_mix.phase != "l" else math.inf
+        min_phase, other_phase = (liquid, gas) if g_liquid <= g_gas else (gas, liquid)
         stable, found = self.stability_test_Michelsen(
             T,
             P,
             zs,
-            liquid,
-            gas,
+            min_phase,
+            other_phase,
             highest_comp_diff=self.SS_2P_STAB_HIGHEST_COMP_DIFF,
             min_comp_diff=self.SS_2P_STAB_COMP_DIFF_MIN,
         )
         if stable:
-            return None, [liquid], [], [1.0], {"iterations": 0, "err": 0.0, "stab_info": None}
+            gas_out, liquids = (None, [liquid]) if min_phase is liquid else (gas, [])
+            return gas_out, liquids, [], [1.0], {"iterations": 0, "err": 0.0, "stab_info": None}
         trial_zs, appearing_zs, _, guess_name = found[:4]
         return self.flash_2P(
             T,
@@ -262,8 +267,8 @@ class ChaoSeaderFlash(FlashVL):
             zs,
             trial_zs,
             appearing_zs,
-            liquid,
-            gas,
+            min_phase,
+            other_phase,
             gas,
             liquid,
             V_over_F_guess=None,

@@ -30,6 +30,9 @@ TPD_TOL = -1e-7
 #: Successive-substitution limits.
 SS_MAXITER = 300
 SS_TOL = 1e-11
+#: Floor of the Rachford-Rice denominators 1 + sum beta (K - 1): they round to 0 for a component with K ~ 0
+#: at a phase fraction ~ 1 (CHAO-SEA's regular-solution gammas of water/hydrocarbon pairs reach 1e22).
+T_FLOOR = 1e-150
 #: Fugacity ratio above which a liquid pair is considered able to split (binary screening).
 _GRID = np.concatenate(([1e-4, 1e-3], np.linspace(0.02, 0.98, 25), [0.999, 0.9999]))
 
@@ -213,7 +216,7 @@ class VLLE:
                 new = np.concatenate((lnKV, lnK2))
                 KV, K2 = np.exp(np.clip(lnKV, -700, 700)), np.exp(np.clip(lnK2, -700, 700))
                 betas = _rachford_rice(zs, KV, K2, betas, vapor_on)
-                t = 1.0 + betas[0] * (KV - 1.0) + betas[1] * (K2 - 1.0)
+                t = np.maximum(1.0 + betas[0] * (KV - 1.0) + betas[1] * (K2 - 1.0), T_FLOOR)
                 x1 = np.where(present, zs / t, 0.0)
                 x2 = K2 * x1
                 y = KV * x1
@@ -352,7 +355,8 @@ def _rachford_rice(
         beta[0] = 0.0
     active = [vapor_on, True]
     for _ in range(100):
-        t = 1.0 + beta[0] * a + beta[1] * c
+        # t > 0 always; it rounds to 0 for a component with K ~ 0 at a phase fraction ~ 1
+        t = np.maximum(1.0 + beta[0] * a + beta[1] * c, T_FLOOR)
         g = -np.array([np.sum(z * a / t), np.sum(z * c / t)])
         Haa, Hac, Hcc = np.sum(z * a * a / t**2), np.sum(z * a * c / t**2), np.sum(z * c * c / t**2)
         H = np.array([[Haa, Hac], [Hac, Hcc]])

@@ -17,7 +17,7 @@ ATM = 101325.0
 R = 8.314462618
 HYDROGEN, METHANE_CAS, PROPANE, PENTANE, HEXANE = "1333-74-0", "74-82-8", "74-98-6", "109-66-0", "110-54-3"
 HEPTANE = "142-82-5"
-BENZENE_CAS, TOLUENE_CAS = "71-43-2", "108-88-3"
+BENZENE_CAS, TOLUENE_CAS, WATER_CAS = "71-43-2", "108-88-3", "7732-18-5"
 
 # ---- the published equations, written out independently of thermo and of the mock ------------------------
 
@@ -151,6 +151,18 @@ def test_a_heavy_feed_whose_vapour_model_has_only_a_liquid_root_still_splits() -
     VFs = [package.flash(np.array([0.3, 0.3, 0.4]), "test", T=300.0, P=P).VF for P in (15e5, 20e5, 25e5)]
     assert 1.0 > VFs[0] > VFs[1] > VFs[2] > 0.0
     assert VFs[0] - VFs[1] == pytest.approx(VFs[1] - VFs[2], rel=0.5)
+
+
+def test_water_n_hexane_heteroazeotrope() -> None:
+    # Water/n-hexane boil together at 61.6 C at 1 atm (Horsley, Azeotropic Data, Adv. Chem. Ser. 6). The
+    # regular-solution gammas of this pair reach 1e22, so the liquids are practically pure: the bubble point
+    # is where the two pure liquids' fugacities add up to 1 atm; above it a vapour appears.
+    package = get_property_package((WATER_CAS, HEXANE), "CHAO-SEA")
+    state = package.flash(np.array([0.5, 0.5]), "test", P=ATM, VF=0.0)
+    assert state.two_liquids
+    assert pytest.approx(61.6, abs=1.0) == state.T - 273.15
+    hot = package.flash(np.array([0.5, 0.5]), "test", T=343.15, P=ATM)
+    assert 0.5 < hot.VF < 0.9
 
 
 def test_a_component_without_regular_solution_constants_is_refused_naming_it() -> None:
