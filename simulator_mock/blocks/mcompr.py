@@ -233,12 +233,15 @@ class MCompr(Block):
                 )
             self.knockouts[at_stage - 1] = stream
         if len(gas) != 1:
+            found = (
+                f"{len(gas)}: {', '.join(gas)} (no stage, or stage NSTAGE in phase V)"
+                if gas
+                else f"none among {listed}"
+            )
             raise SpecificationError(
-                f"{where}.PROD_STAGE: block {self.name} needs exactly one gas product among its P(OUT) "
-                f"streams ({listed}), found {len(gas)}"
-                + (f" ({', '.join(gas)})" if gas else "")
-                + ": give each liquid knock-out stream its stage in PROD_STAGE (and PROD_PHASE L for one "
-                "from the last stage's drum)"
+                f"{where}.PROD_STAGE: block {self.name} needs exactly one gas product on P(OUT), "
+                f"found {found}; give each liquid knock-out stream its stage in PROD_STAGE (and PROD_PHASE L "
+                "for one from the last stage's drum)"
             )
         self.gas_name = gas[0]
 
