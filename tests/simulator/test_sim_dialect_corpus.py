@@ -115,6 +115,35 @@ def mcompr(spec: Config) -> Config:
     return single("MCompr", {"SPEC_DATA": spec}, stream(amounts={"N2": 100.0}), [NITROGEN], method="IDEAL")
 
 
+def mcompr_knockout() -> Config:
+    """Wet methane 1 -> 9 bar in two stages; stage 1's drum knocks out water by KO-1. Written as the
+    service's extractor reads a real file: every product listed, the stage and the phase keyword in
+    PROD_STREAM_VALUE, the parent node's value in PROD_STAGE_VALUE / PROD_PHASE_VALUE."""
+    spec = {
+        "NSTAGE": 2,
+        "TYPE": "ISENTROPIC",
+        "PRES_VALUE": 9.0,
+        "PRES_UNITS": "bar",
+        "TEMP": {k: {"TEMP_VALUE": 40.0, "TEMP_UNITS": "C"} for k in ("1", "2")},
+        "PROD_STAGE": [
+            {"PROD_STAGE": "KO-1", "PROD_STAGE_VALUE": 1, "PROD_STREAM_VALUE": 1},
+            {"PROD_STAGE": "PROD-1", "PROD_STREAM_VALUE": 2},
+        ],
+        "PROD_PHASE": [
+            {"PROD_PHASE": "KO-1", "PROD_PHASE_VALUE": "L", "PROD_STREAM_VALUE": "L"},
+            {"PROD_PHASE": "PROD-1", "PROD_STREAM_VALUE": "V"},
+        ],
+    }
+    return single(
+        "MCompr",
+        {"SPEC_DATA": spec},
+        stream(T=(40.0, "C"), amounts={"CH4": 95.0, "WATER": 5.0}),
+        [METHANE, WATER],
+        method="IDEAL",
+        ports={"FEED-1": "F(IN)", "PROD-1": "P(OUT)", "KO-1": "P(OUT)"},
+    )
+
+
 def sep2(spec: Config) -> Config:
     return single(
         "Sep2",
@@ -580,6 +609,7 @@ VALID: dict[str, Callable[[], Config]] = {
             "TEMP": {"1": {"TEMP_VALUE": 313.15, "TEMP_UNITS": "K"}},
         }
     ),
+    "mcompr liquid knock-out from stage 1": mcompr_knockout,
     # Distl
     "distl total condenser": rating_column,
     "distl partial condenser": lambda: _set(
