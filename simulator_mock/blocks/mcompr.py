@@ -84,7 +84,7 @@ class MCompr(Block):
     """
 
     type_name = "MCompr"
-    description = "Multi-stage compressor: isentropic stages, each followed by an intercooler at a given outlet temperature. Ports: F(IN) one or more, P(OUT) one."  # noqa: E501
+    description = "Multi-stage compressor: isentropic stages, each followed by an intercooler at a given outlet temperature. Ports: F(IN) one or more, P(OUT) one or more (the gas product, and liquid knock-out streams placed by PROD_STAGE)."  # noqa: E501
     not_written: ClassVar[dict[str, str]] = {}
     # the gas product and any liquid knock-out streams (sorted by PROD_STAGE / PROD_PHASE in parse)
     outlet_ports: ClassVar[dict[str, Cardinality]] = {"P(OUT)": (1, None)}
