@@ -8,7 +8,14 @@ with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1)
 when no simulation of the rollout succeeded** (an answer without evidence of work is worth little,
 however well written).
 
-**Completion** ``= 0.1 config + 0.1 accepted + 0.2 simulated + 0.1 read + 0.5 targets``
+**Coverage** ``c``: the fraction of ``task.expected_output`` whose cell (sheet, row, column) holds a
+number, whatever the number, in the latest workbook this trace read of its own runs
+(``RunTrace.last_results``): how much of the task the simulated flowsheet covers. 1 for a task without
+targets; 0 for a task with targets when no such workbook was read. The work credits below are scaled
+by it, so running and reading a flowsheet that has nothing to do with the task earns no work credit
+(``details``: ``coverage``, and ``targets.covered`` the count).
+
+**Completion** ``= c * (0.1 config + 0.1 accepted + 0.2 simulated + 0.1 read) + 0.5 targets``
 
 - ``config``: some ``run_simulation`` call carried a JSON object as config.
 - ``accepted``: the simulator accepted a config as input: a run succeeded, or was written and failed
@@ -18,7 +25,7 @@ however well written).
 - ``targets``: fraction of ``task.expected_output`` met, within each target's tolerance, by the latest
   workbook read that way (``RunTrace.last_results``); equals ``read`` when the task has no targets.
 
-**Tool efficiency** ``= order * max(0, 1 - 0.2 failed - 0.1 redundant - 0.1 excess)``
+**Tool efficiency** ``= c * order * max(0, 1 - 0.2 failed - 0.1 redundant - 0.1 excess)``
 
 - ``order = (schema + simulate + result) / 3``: a successful ``get_schema`` before the first
   ``run_simulation``; a run succeeded; a successful ``get_result`` of this trace's run after it.
@@ -38,10 +45,11 @@ however well written).
   only to a dimensionless quantity), is within ``max(2 % of the value, the target's abs_tol)`` plus its
   written precision (half a unit of the last digit, credited only with two or more significant
   digits). Without targets: 1 if any statement is attributed to a cell it matches.
-- ``grounded = 1 - hallucinated / considered``: *considered* are the statements except integers below
-  10 written without a decimal point; *hallucinated* are those matching no value this rollout's own
-  successful runs produced (cells of the workbooks it read, in their units) and no value of a config
-  that ran successfully. The requirement is not evidence. 1 when nothing is considered.
+- ``grounded = c * (1 - hallucinated / considered)``: *considered* are the statements except integers
+  below 10 written without a decimal point; *hallucinated* are those matching no value this rollout's
+  own successful runs produced (cells of the workbooks it read, in their units) and no value of a
+  config that ran successfully. The requirement is not evidence. ``1 - hallucinated / considered`` is
+  1 when nothing is considered.
 - ``form = 0.5 length + 0.5 structure``: ``length`` is 1 for 40..4000 characters, ``n/40`` below,
   ``max(0, 1 - (n - 4000)/4000)`` above; ``structure`` is 1 for two or more non-empty lines, else 0.5.
 """
@@ -106,8 +114,32 @@ def _is_accepted(call: RecordedToolCall) -> bool:
     )
 
 
+def coverage_facts(task: AspenTask, trace: RunTrace) -> tuple[int, float]:
+    """How much of the task the rollout's simulated flowsheet covers: ``(covered targets, coverage)``.
+
+    A target is covered when its cell holds a number in the latest workbook this trace read of its own
+    runs (``RunTrace.last_results``), whatever the number. Coverage is the covered fraction of
+    ``task.expected_output``: 1 for a task without targets, 0 when nothing was read.
+    """
+    if not task.expected_output:
+        return 0, 1.0
+    results = trace.last_results
+    covered = 0
+    if results is not None:
+        for target in task.expected_output:
+            cell = target.cell(results)
+            if cell is not None and cell.number is not None:
+                covered += 1
+    return covered, covered / len(task.expected_output)
+
+
+def coverage_score(task: AspenTask, trace: RunTrace) -> float:
+    """Coverage in [0, 1]: the fraction of the task's target cells the workbook read holds (see above)."""
+    return coverage_facts(task, trace)[1]
+
+
 def completion_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
-    """Sub-scores of completion (each 0..1), keyed as in :data:`COMPLETION_PARTS`."""
+    """Sub-scores of completion (each 0..1, before coverage), keyed as in :data:`COMPLETION_PARTS`."""
     runs = trace.calls_named(RUN_SIMULATION)
     results = trace.last_results
     read = 1.0 if results is not None else 0.0
@@ -125,10 +157,15 @@ def completion_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
     }
 
 
+def _completion(parts: dict[str, float], coverage: float) -> float:
+    """``coverage * (work credits) + targets credit`` (the work credits: every part but ``targets``)."""
+    work = sum(COMPLETION_PARTS[k] * v for k, v in parts.items() if k != "targets")
+    return _clip(coverage * work + COMPLETION_PARTS["targets"] * parts["targets"])
+
+
 def completion_score(task: AspenTask, trace: RunTrace) -> float:
-    """Completion in [0, 1]: config produced and accepted, run succeeded, results read, targets met."""
-    parts = completion_parts(task, trace)
-    return _clip(sum(COMPLETION_PARTS[k] * v for k, v in parts.items()))
+    """Completion in [0, 1]: config produced, accepted, run, read (scaled by coverage); targets met."""
+    return _completion(completion_parts(task, trace), coverage_score(task, trace))
 
 
 # -- tool efficiency ----------------------------------------------------------------------------
@@ -179,8 +216,9 @@ def order_parts(trace: RunTrace) -> dict[str, float]:
     }
 
 
-def tool_efficiency_score(task: AspenTask, trace: RunTrace) -> float:
-    """Tool efficiency in [0, 1]: sensible order, minus penalties for failed/redundant/excess calls."""
+def tool_efficiency_score(task: AspenTask, trace: RunTrace, coverage: float | None = None) -> float:
+    """Tool efficiency in [0, 1]: sensible order (scaled by coverage), minus failed/redundant/excess calls."""
+    coverage = coverage_score(task, trace) if coverage is None else coverage
     order = sum(order_parts(trace).values()) / 3.0
     counts = classify_calls(trace)
     excess = max(0, counts["useful"] - task.ideal_tool_calls)
@@ -189,7 +227,7 @@ def tool_efficiency_score(task: AspenTask, trace: RunTrace) -> float:
         + REDUNDANT_CALL_PENALTY * counts["redundant"]
         + EXCESS_CALL_PENALTY * excess
     )
-    return _clip(order * max(0.0, 1.0 - penalty))
+    return _clip(coverage * order * max(0.0, 1.0 - penalty))
 
 
 # -- response quality ---------------------------------------------------------------------------
@@ -364,7 +402,7 @@ def quality_facts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
 
 
 def quality_parts(
-    task: AspenTask, trace: RunTrace, facts: dict[str, float] | None = None
+    task: AspenTask, trace: RunTrace, facts: dict[str, float] | None = None, coverage: float | None = None
 ) -> dict[str, float]:
     """Sub-scores of response quality (each 0..1), keyed as in :data:`QUALITY_PARTS`."""
     answer = trace.final_answer.strip()
@@ -373,6 +411,7 @@ def quality_parts(
     facts = facts if facts is not None else quality_facts(task, trace)
     reported = facts["reported"] / facts["targets"] if task.expected_output else facts["reported"]
     grounded = facts["grounded"] / facts["considered"] if facts["considered"] else 1.0
+    grounded *= coverage_score(task, trace) if coverage is None else coverage
 
     length = len(answer)
     if length < MIN_LENGTH:
@@ -407,13 +446,14 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
         The three dimensions, the weighted total and every sub-score and count (``details``).
     """
     weights = weights or RewardWeights()
+    covered, coverage = coverage_facts(task, trace)
     c_parts = completion_parts(task, trace)
     o_parts = order_parts(trace)
     counts = classify_calls(trace)
     facts = quality_facts(task, trace)
-    q_parts = quality_parts(task, trace, facts)
-    completion = _clip(sum(COMPLETION_PARTS[k] * v for k, v in c_parts.items()))
-    efficiency = tool_efficiency_score(task, trace)
+    q_parts = quality_parts(task, trace, facts, coverage)
+    completion = _completion(c_parts, coverage)
+    efficiency = tool_efficiency_score(task, trace, coverage)
     quality = _clip(sum(QUALITY_PARTS[k] * v for k, v in q_parts.items()))
     total = (
         weights.completion * completion
@@ -433,6 +473,8 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
     details.update({f"quality.{k}": v for k, v in q_parts.items()})
     details["targets.total"] = float(len(task.expected_output))
     details["targets.met"] = float(sum(1 for t in task.expected_output if t.is_met(results)))
+    details["targets.covered"] = float(covered)
+    details["coverage"] = coverage
     details["values.reported"] = facts["reported"]
     details["numbers.considered"] = facts["considered"]
     details["numbers.grounded"] = facts["grounded"]

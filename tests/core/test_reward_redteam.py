@@ -5,8 +5,9 @@ reference config -> get_result of the result_file_path the run returned) against
 process; every test then keeps those recorded calls and swaps in a crafted final answer (or crafted
 extra calls), and asserts the condition a sound reward must meet. Hack classes (issue 11): number spam,
 swapped values, wrong stated unit, unbounded precision, requirement-copied numbers / no-tool answer,
-another rollout's results, invalid calls for free; and the honest side: a correct value in another unit
-(kmol/s, MW, K, atm) or in Chinese counts.
+another rollout's results, invalid calls for free, a flowsheet unrelated to the task run and read (its
+work credits for free); and the honest side: a correct value in another unit (kmol/s, MW, K, atm) or in
+Chinese counts.
 """
 
 from __future__ import annotations
@@ -72,6 +73,46 @@ def reference_answer(p: Played) -> str:
     )
 
 
+UNRELATED = {
+    "components": [{"cid": "WATER", "name": "H2O", "cas_number": "7732-18-5", "database_name": "WATER"}],
+    "property_methods": [{"method_name": "NRTL", "is_basis_method": True}],
+    "blocks": [{"name": "B1", "type": "Heater"}],
+    "streams": ["IN-1", "OUT-1"],
+    "block_connections": {"B1": {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}},
+    "stream_data": {
+        "IN-1": {
+            "MIXED_SPEC": "TP",
+            "temperature": {"TEMP_VALUE": 25, "TEMP_UNITS": "C"},
+            "pressure": {"PRES_VALUE": 1, "PRES_UNITS": "bar"},
+            "flow": {
+                "FLOWBASE": "MOLE",
+                "TOTFLOW_VALUE": 10,
+                "TOTFLOW_UNITS": "kmol/hr",
+                "BASIS": "MOLE-FRAC",
+                "WATER": {"FLOW_VALUE": 1.0, "FLOW_UNITS": "", "FLOW_BASIS": "MOLE-FRAC"},
+            },
+        }
+    },
+    "blocks_Heater_data": {
+        "B1": {
+            "SPEC_DATA": {
+                "SPEC_OPT": "TP",
+                "TEMP_VALUE": 50,
+                "TEMP_UNITS": "C",
+                "PRES_VALUE": 1,
+                "PRES_UNITS": "bar",
+            }
+        }
+    },
+}
+"""One Heater B1 warming 10 kmol/h of water from 25 to 50 C: a flowsheet unrelated to every played task."""
+PROSE = (
+    "I set up the flowsheet, ran the simulation and read the results: it converged.\n"
+    "The results are consistent with the requirement and the design is complete."
+)
+"""An answer that states no number at all."""
+
+
 async def _play(client, task: AspenTask, config: dict | None = None) -> RunTrace:  # type: ignore[no-untyped-def]
     trace = RunTrace()
     get_schema, run_simulation, get_result = build_tools(client, trace)
@@ -106,6 +147,14 @@ async def _play_all() -> tuple[dict[str, Played], dict[str, RunTrace]]:
         _, _, get_result = build_tools(client, trace)
         await get_result(played["train-hard-02"].result_file_path)
         extra["train-hard-02:own-other-flowsheet"] = trace
+        # A flowsheet that has nothing to do with any task (one Heater on one stream), run and read, and
+        # run but never read.
+        extra["unrelated"] = await _play(client, tasks["train-easy-01"], UNRELATED)
+        unread = RunTrace()
+        get_schema, run_simulation, _ = build_tools(client, unread)
+        await get_schema(["Heater"])
+        await run_simulation(json.dumps(UNRELATED))
+        extra["unrelated:unread"] = unread
     return played, extra
 
 
@@ -435,3 +484,60 @@ def test_invalid_tool_calls_are_in_the_trace_and_cost_efficiency(
     assert r.details["calls.invalid"] == len(refused)
     assert r.tool_efficiency == pytest.approx(1.0 - 0.2 * len(refused))
     assert r.total < 1.0
+
+
+# -- a flowsheet unrelated to the task, run and read -------------------------------------------------
+
+
+def _unrelated_answers(p: Played, trace: RunTrace) -> dict[str, str]:
+    cells = [f"{fmt(q.value)} {q.unit or ''}".strip() for q in workbook_quantities(trace.last_results)]
+    return {
+        "prose": PROSE,
+        "one word": "Done.",
+        "its whole table": "Simulation results (all values):\n" + "; ".join(cells),
+        "its own inputs": "Feed IN-1: 10 kmol/hr of water at 25 C.\nHeated in B1 to 50 C.",
+        "the task's values, known from elsewhere": reference_answer(p),
+        "the requirement's numbers": _copied_answer(p),
+    }
+
+
+@pytest.mark.parametrize("task_id", PLAYED)
+def test_an_unrelated_flowsheet_run_and_read_earns_no_more_than_no_tool_call(
+    real: tuple[dict[str, Played], dict[str, RunTrace]], task_id: str
+) -> None:
+    played, extra = real
+    p = played[task_id]
+    trace = extra["unrelated"]
+    assert [(c.name, c.ok) for c in trace.calls] == [
+        ("get_schema", True),
+        ("run_simulation", True),
+        ("get_result", True),
+    ]
+    for label, answer in _unrelated_answers(p, trace).items():
+        r = compute_reward(p.task, trace.model_copy(update={"final_answer": answer}))
+        # Sound: its workbook holds none of the task's target cells: coverage 0, so no work credit
+        # (completion and tool efficiency 0), no grounding, nothing reported: only form is left, at most
+        # 0.3 * 0.2 = 0.06, what an answer without any tool call gets. Before coverage the prose answer
+        # scored 0.65 (completion 0.5, efficiency 1, quality 0.5).
+        assert r.details["coverage"] == 0.0, label
+        assert (r.completion, r.tool_efficiency) == (0.0, 0.0), label
+        assert r.details["values.reported"] == 0 and r.details["quality.grounded"] == 0.0, label
+        assert r.total <= 0.06 + 1e-9, label
+    assert compute_reward(p.task, trace.model_copy(update={"final_answer": PROSE})).total == pytest.approx(
+        0.06
+    )
+
+
+@pytest.mark.parametrize("task_id", ["train-easy-01", "test-hard-03"])
+def test_an_unrelated_flowsheet_run_but_not_read_earns_no_more(
+    real: tuple[dict[str, Played], dict[str, RunTrace]], task_id: str
+) -> None:
+    played, extra = real
+    p = played[task_id]
+    trace = extra["unrelated:unread"]
+    assert [(c.name, c.ok) for c in trace.calls] == [("get_schema", True), ("run_simulation", True)]
+    r = compute_reward(p.task, trace.model_copy(update={"final_answer": PROSE}))
+    # Sound: nothing read shows no coverage: 0.06 (it was 0.51: completion 0.4, efficiency 2/3, quality
+    # 0.5), so not reading a workbook is no way around coverage.
+    assert r.details["coverage"] == 0.0
+    assert r.total == pytest.approx(0.06)
