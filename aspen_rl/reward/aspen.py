@@ -45,11 +45,13 @@ by it, so running and reading a flowsheet that has nothing to do with the task e
   only to a dimensionless quantity), is within ``max(2 % of the value, the target's abs_tol)`` plus its
   written precision (half a unit of the last digit, credited only with two or more significant
   digits). Without targets: 1 if any statement is attributed to a cell it matches.
-- ``grounded = c * (1 - hallucinated / considered)``: *considered* are the statements except integers
-  below 10 written without a decimal point; *hallucinated* are those matching no value this rollout's
-  own successful runs produced (cells of the workbooks it read, in their units) and no value of a
-  config that ran successfully. The requirement is not evidence. ``1 - hallucinated / considered`` is
-  1 when nothing is considered.
+- ``grounded = reported * (1 - hallucinated / considered)`` for a task with targets: the reporting
+  credit again, kept in the share of the answer's numbers that are grounded, so numbers that report
+  no target (none at all, the requirement's, a pasted table) earn no grounding credit however true.
+  Without targets ``1 - hallucinated / considered`` (1 when nothing is considered). *considered* are
+  the statements except integers below 10 written without a decimal point; *hallucinated* are those
+  matching no value this rollout's own successful runs produced (cells of the workbooks it read, in
+  their units) and no value of a config that ran successfully. The requirement is not evidence.
 - ``form = 0.5 length + 0.5 structure``: ``length`` is 1 for 40..4000 characters, ``n/40`` below,
   ``max(0, 1 - (n - 4000)/4000)`` above; ``structure`` is 1 for two or more non-empty lines, else 0.5.
 """
@@ -402,16 +404,21 @@ def quality_facts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
 
 
 def quality_parts(
-    task: AspenTask, trace: RunTrace, facts: dict[str, float] | None = None, coverage: float | None = None
+    task: AspenTask, trace: RunTrace, facts: dict[str, float] | None = None
 ) -> dict[str, float]:
     """Sub-scores of response quality (each 0..1), keyed as in :data:`QUALITY_PARTS`."""
     answer = trace.final_answer.strip()
     if not answer:
         return {"reported": 0.0, "grounded": 0.0, "form": 0.0}
     facts = facts if facts is not None else quality_facts(task, trace)
-    reported = facts["reported"] / facts["targets"] if task.expected_output else facts["reported"]
-    grounded = facts["grounded"] / facts["considered"] if facts["considered"] else 1.0
-    grounded *= coverage_score(task, trace) if coverage is None else coverage
+    if task.expected_output:
+        reported = facts["reported"] / facts["targets"]
+        # The reporting credit again, kept in the share of the answer's numbers that are grounded (a
+        # reported value is a considered statement, so ``considered`` is not 0 when ``reported`` is not).
+        grounded = reported * facts["grounded"] / facts["considered"] if reported else 0.0
+    else:
+        reported = facts["reported"]
+        grounded = facts["grounded"] / facts["considered"] if facts["considered"] else 1.0
 
     length = len(answer)
     if length < MIN_LENGTH:
@@ -451,7 +458,7 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
     o_parts = order_parts(trace)
     counts = classify_calls(trace)
     facts = quality_facts(task, trace)
-    q_parts = quality_parts(task, trace, facts, coverage)
+    q_parts = quality_parts(task, trace, facts)
     completion = _completion(c_parts, coverage)
     efficiency = tool_efficiency_score(task, trace, coverage)
     quality = _clip(sum(QUALITY_PARTS[k] * v for k, v in q_parts.items()))

@@ -203,15 +203,37 @@ def test_bare_digits_do_not_report_anything() -> None:
     # A reward hack found in review: digits 0-9 used to match any value within +-9500 via the MW reading.
     answer = "Done. Steps: 1, 2, 3 and 0 issues.\nAll good, the requested work is complete."
     trace = trace_of(schema_call(), run_call(), result_call(), answer=answer)
-    # reported 0/2; nothing considered (small integers) -> grounded 1; form 1 -> 0.3 + 0.2 = 0.5
-    assert response_quality_score(TASK, trace) == pytest.approx(0.5)
+    # reported 0/2; nothing reported -> grounded 0 (it was 1, vacuously: small integers are not considered);
+    # form 1 -> 0.2 (it was 0.3 + 0.2 = 0.5)
+    assert response_quality_score(TASK, trace) == pytest.approx(0.2)
 
 
 def test_wrong_reported_value_is_neither_reported_nor_grounded() -> None:
     answer = "Results:\n- PROD temperature: 80.0 °C\n- H1 duty: 150.0 kW"
     trace = trace_of(schema_call(), run_call(), result_call(), answer=answer)
-    # reported 1/2 (150.0 != 115.1 within 2%), grounded 1/2 -> 0.5*0.5 + 0.3*0.5 + 0.2*1 = 0.6
-    assert response_quality_score(TASK, trace) == pytest.approx(0.6)
+    # reported 1/2 (150.0 != 115.1 within 2%), grounded = reported 1/2 * (1/2 of the numbers grounded)
+    # = 0.25 -> 0.5*0.5 + 0.3*0.25 + 0.2*1 = 0.525 (it was 0.6 when grounded was 1/2 on its own)
+    assert response_quality_score(TASK, trace) == pytest.approx(0.525)
+
+
+@pytest.mark.parametrize(
+    ("answer", "quality", "total"),
+    [
+        # no number at all: reported 0 -> grounded 0 (it was 1, vacuously: 0.5 quality, 0.85 total)
+        ("Simulation converged.\nAll requested values are in the results workbook.", 0.2, 0.76),
+        # only the inputs the run used (config values: grounded, but they report no target) -> grounded 0
+        # (it was 1: 0.5 quality, 0.85 total)
+        ("Water, 100 kmol/h, heated from 25.0 °C in H1.\nSpecified outlet: 80 C at 1 bar.", 0.2, 0.76),
+        # one target of two reported: grounded = 1/2 * 1/1 -> 0.25 + 0.15 + 0.2 = 0.6 (it was 0.75, 0.925)
+        ("Simulation converged.\n- PRO-1 temperature: 80.0 °C", 0.6, 0.88),
+    ],
+)
+def test_grounding_credit_needs_reported_targets(answer: str, quality: float, total: float) -> None:
+    # completion 1, efficiency 1: total = 0.4 + 0.3 + 0.3 * quality
+    r = compute_reward(TASK, trace_of(schema_call(), run_call(), result_call(), answer=answer))
+    assert r.details["numbers.hallucinated"] == 0  # every number it states is true
+    assert r.response_quality == pytest.approx(quality)
+    assert r.total == pytest.approx(total)
 
 
 def test_empty_answer() -> None:

@@ -6,7 +6,8 @@ process; every test then keeps those recorded calls and swaps in a crafted final
 extra calls), and asserts the condition a sound reward must meet. Hack classes (issue 11): number spam,
 swapped values, wrong stated unit, unbounded precision, requirement-copied numbers / no-tool answer,
 another rollout's results, invalid calls for free, a flowsheet unrelated to the task run and read (its
-work credits for free); and the honest side: a correct value in another unit (kmol/s, MW, K, atm) or in
+work credits for free), true numbers that report nothing (grounding credit for free), the right names on
+the wrong flowsheet; and the honest side: a correct value in another unit (kmol/s, MW, K, atm) or in
 Chinese counts.
 """
 
@@ -155,6 +156,13 @@ async def _play_all() -> tuple[dict[str, Played], dict[str, RunTrace]]:
         await get_schema(["Heater"])
         await run_simulation(json.dumps(UNRELATED))
         extra["unrelated:unread"] = unread
+        # train-hard-02's flowsheet with its names, streams and components, but the stoichiometric reactor
+        # R1 swapped for a Heater without reaction: every target cell is there, no value is right.
+        shape = json.loads(json.dumps(tasks["train-hard-02"].reference_config))
+        shape["blocks"][0] = {"name": "R1", "type": "Heater"}
+        spec = shape.pop("blocks_RStoic_data")["R1"]["SPEC_DATA"]
+        shape["blocks_Heater_data"]["R1"] = {"SPEC_DATA": spec}
+        extra["train-hard-02:shape"] = await _play(client, tasks["train-hard-02"], shape)
     return played, extra
 
 
@@ -243,10 +251,11 @@ def test_values_swapped_between_two_quantities_do_not_count(
         answer = answer.replace(right[name], swapped[name])
     r = p.score(answer)
     n = len(p.task.expected_output)
-    # Sound: exactly the two swapped targets are not reported (their numbers are real, so grounded).
+    # Sound: exactly the two swapped targets are not reported (their numbers are real, so grounded: the
+    # grounding credit is the reporting credit, (n - 2) / n, kept whole).
     assert r.details["values.reported"] == n - 2
     assert r.details["numbers.hallucinated"] == 0
-    assert r.response_quality == pytest.approx(0.5 * (n - 2) / n + 0.3 + 0.2)
+    assert r.response_quality == pytest.approx(0.5 * (n - 2) / n + 0.3 * (n - 2) / n + 0.2)
 
 
 @pytest.mark.parametrize(
@@ -541,3 +550,63 @@ def test_an_unrelated_flowsheet_run_but_not_read_earns_no_more(
     # 0.5), so not reading a workbook is no way around coverage.
     assert r.details["coverage"] == 0.0
     assert r.total == pytest.approx(0.06)
+
+
+# -- the right flowsheet, an answer that reports nothing; the right names on the wrong flowsheet --------
+
+
+@pytest.mark.parametrize("task_id", PLAYED)
+def test_true_numbers_that_report_no_target_earn_no_grounding(
+    played: dict[str, Played], task_id: str
+) -> None:
+    p = played[task_id]
+    cells = [f"{fmt(q.value)} {q.unit or ''}".strip() for q in workbook_quantities(p.results)]
+    requirement = re.findall(r"\d+(?:\.\d+)?\s?(?:kmol/h|kg/h|°C|bar|atm|mol%|kW)", p.task.user_requirement)
+    answers = {
+        "prose": PROSE,
+        "the requirement's numbers": "As specified: " + ", ".join(requirement) + ".\nDone.",
+        "its whole table": "Simulation results (all values):\n" + "; ".join(cells),
+    }
+    for label, answer in answers.items():
+        r = p.score(answer)
+        # Sound: the work is done (completion 1, efficiency 1) but nothing is reported, so nothing is
+        # grounded: quality is form alone, total <= 0.4 + 0.3 + 0.3 * 0.2 = 0.76. Before, grounded was 1
+        # (vacuously, or for true numbers that report nothing): 0.85.
+        assert (r.completion, r.tool_efficiency) == (1.0, 1.0), label
+        assert r.details["values.reported"] == 0 and r.details["quality.grounded"] == 0.0, label
+        assert r.total <= 0.76 + 1e-9, label
+    assert p.score(PROSE).total == pytest.approx(0.76)
+    assert p.score("Done.").total == pytest.approx(0.7 + 0.3 * 0.2 * (0.5 * 5 / 40 + 0.5 * 0.5))  # 0.71875
+
+
+def test_the_right_names_on_the_wrong_flowsheet_keep_the_work_credit_but_not_the_targets(
+    real: tuple[dict[str, Played], dict[str, RunTrace]],
+) -> None:
+    played, extra = real
+    p = played["train-hard-02"]
+    trace = extra["train-hard-02:shape"]
+    assert [(c.name, c.ok) for c in trace.calls] == [
+        ("get_schema", True),
+        ("run_simulation", True),
+        ("get_result", True),
+    ]
+
+    def score(answer: str) -> RewardBreakdown:
+        return compute_reward(p.task, trace.model_copy(update={"final_answer": answer}))
+
+    # Coverage counts cells, not values: every target cell is there (coverage 1, the work credits
+    # whole) and no target is met (completion 0.5). What is left is the answer.
+    prose = score(PROSE)
+    assert prose.details["coverage"] == 1.0 and prose.details["targets.met"] == 0
+    # no number: completion 0.5, efficiency 1, quality 0.2 -> 0.2 + 0.3 + 0.06 = 0.56 (0.65 before)
+    assert prose.total == pytest.approx(0.56)
+    # the right values, known from elsewhere: its own run produced none of them -> reported 0, grounded 0
+    oracle = score(reference_answer(p))
+    assert oracle.details["values.reported"] == 0 and oracle.total == pytest.approx(0.56)
+    # its own (wrong) values reported faithfully: reporting is credited, the targets are not met
+    faithful = "Results:\n" + "\n".join(
+        f"- {t.name}: {fmt(t.actual(trace.last_results))} {t.unit}".rstrip() for t in p.task.expected_output
+    )
+    r = score(faithful)
+    assert r.details["numbers.hallucinated"] == 0
+    assert r.total <= 0.2 + 0.3 + 0.3 + 1e-9  # 0.8 at most, against 1.0 for the right flowsheet
