@@ -8,12 +8,16 @@ with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1)
 when no simulation of the rollout succeeded** (an answer without evidence of work is worth little,
 however well written).
 
-**Coverage** ``c``: the fraction of ``task.expected_output`` whose cell (sheet, row, column) holds a
-number, whatever the number, in the latest workbook this trace read of its own runs
-(``RunTrace.last_results``): how much of the task the simulated flowsheet covers. 1 for a task without
-targets; 0 for a task with targets when no such workbook was read. The work credits below are scaled
-by it, so running and reading a flowsheet that has nothing to do with the task earns no work credit
-(``details``: ``coverage``, and ``targets.covered`` the count).
+**Coverage** ``c = covered * focus`` (:mod:`aspen_rl.reward.coverage`), from the latest workbook this
+trace read of its own runs (``RunTrace.last_results``): how much of the task the simulated flowsheet is.
+``covered`` is the fraction of ``task.expected_output`` whose cell (sheet, row, column) holds a number,
+whatever the number; ``focus`` the fraction of the flowsheet's blocks (``<BLOCK>_result`` sheets) and
+streams (Stream Summary columns) that the task names (its reference config's blocks and streams, its
+targets' owners; 1 without a reference config). ``c`` is 1 for a task without targets, 0 for a task
+with targets when no such workbook was read. The work credits below are scaled by it, so running and
+reading a flowsheet unrelated to the task, or one padded with other tasks' names to cover any task,
+earns (next to) no work credit (``details``: ``coverage``, ``targets.covered``, ``flowsheet.names``,
+``flowsheet.foreign``).
 
 **Completion** ``= c * (0.1 config + 0.1 accepted + 0.2 simulated + 0.1 read) + 0.5 targets``
 
@@ -77,6 +81,7 @@ from aspen_rl.reward.attribution import (
     workbook_quantities,
 )
 from aspen_rl.reward.base import INVALID_CALL, RewardBreakdown, RewardWeights
+from aspen_rl.reward.coverage import coverage
 from aspen_rl.reward.quantities import convert_step
 from aspen_rl.tasks.model import AspenTask, Target
 from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RecordedToolCall, RunTrace
@@ -116,30 +121,6 @@ def _is_accepted(call: RecordedToolCall) -> bool:
     )
 
 
-def coverage_facts(task: AspenTask, trace: RunTrace) -> tuple[int, float]:
-    """How much of the task the rollout's simulated flowsheet covers: ``(covered targets, coverage)``.
-
-    A target is covered when its cell holds a number in the latest workbook this trace read of its own
-    runs (``RunTrace.last_results``), whatever the number. Coverage is the covered fraction of
-    ``task.expected_output``: 1 for a task without targets, 0 when nothing was read.
-    """
-    if not task.expected_output:
-        return 0, 1.0
-    results = trace.last_results
-    covered = 0
-    if results is not None:
-        for target in task.expected_output:
-            cell = target.cell(results)
-            if cell is not None and cell.number is not None:
-                covered += 1
-    return covered, covered / len(task.expected_output)
-
-
-def coverage_score(task: AspenTask, trace: RunTrace) -> float:
-    """Coverage in [0, 1]: the fraction of the task's target cells the workbook read holds (see above)."""
-    return coverage_facts(task, trace)[1]
-
-
 def completion_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
     """Sub-scores of completion (each 0..1, before coverage), keyed as in :data:`COMPLETION_PARTS`."""
     runs = trace.calls_named(RUN_SIMULATION)
@@ -159,15 +140,15 @@ def completion_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
     }
 
 
-def _completion(parts: dict[str, float], coverage: float) -> float:
-    """``coverage * (work credits) + targets credit`` (the work credits: every part but ``targets``)."""
+def _completion(parts: dict[str, float], scale: float) -> float:
+    """``scale * (work credits) + targets credit`` (the work credits: every part but ``targets``)."""
     work = sum(COMPLETION_PARTS[k] * v for k, v in parts.items() if k != "targets")
-    return _clip(coverage * work + COMPLETION_PARTS["targets"] * parts["targets"])
+    return _clip(scale * work + COMPLETION_PARTS["targets"] * parts["targets"])
 
 
 def completion_score(task: AspenTask, trace: RunTrace) -> float:
     """Completion in [0, 1]: config produced, accepted, run, read (scaled by coverage); targets met."""
-    return _completion(completion_parts(task, trace), coverage_score(task, trace))
+    return _completion(completion_parts(task, trace), coverage(task, trace).value)
 
 
 # -- tool efficiency ----------------------------------------------------------------------------
@@ -218,9 +199,9 @@ def order_parts(trace: RunTrace) -> dict[str, float]:
     }
 
 
-def tool_efficiency_score(task: AspenTask, trace: RunTrace, coverage: float | None = None) -> float:
+def tool_efficiency_score(task: AspenTask, trace: RunTrace, scale: float | None = None) -> float:
     """Tool efficiency in [0, 1]: sensible order (scaled by coverage), minus failed/redundant/excess calls."""
-    coverage = coverage_score(task, trace) if coverage is None else coverage
+    scale = coverage(task, trace).value if scale is None else scale
     order = sum(order_parts(trace).values()) / 3.0
     counts = classify_calls(trace)
     excess = max(0, counts["useful"] - task.ideal_tool_calls)
@@ -229,7 +210,7 @@ def tool_efficiency_score(task: AspenTask, trace: RunTrace, coverage: float | No
         + REDUNDANT_CALL_PENALTY * counts["redundant"]
         + EXCESS_CALL_PENALTY * excess
     )
-    return _clip(coverage * order * max(0.0, 1.0 - penalty))
+    return _clip(scale * order * max(0.0, 1.0 - penalty))
 
 
 # -- response quality ---------------------------------------------------------------------------
@@ -453,14 +434,14 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
         The three dimensions, the weighted total and every sub-score and count (``details``).
     """
     weights = weights or RewardWeights()
-    covered, coverage = coverage_facts(task, trace)
+    covers = coverage(task, trace)
     c_parts = completion_parts(task, trace)
     o_parts = order_parts(trace)
     counts = classify_calls(trace)
     facts = quality_facts(task, trace)
     q_parts = quality_parts(task, trace, facts)
-    completion = _completion(c_parts, coverage)
-    efficiency = tool_efficiency_score(task, trace, coverage)
+    completion = _completion(c_parts, covers.value)
+    efficiency = tool_efficiency_score(task, trace, covers.value)
     quality = _clip(sum(QUALITY_PARTS[k] * v for k, v in q_parts.items()))
     total = (
         weights.completion * completion
@@ -480,8 +461,10 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
     details.update({f"quality.{k}": v for k, v in q_parts.items()})
     details["targets.total"] = float(len(task.expected_output))
     details["targets.met"] = float(sum(1 for t in task.expected_output if t.is_met(results)))
-    details["targets.covered"] = float(covered)
-    details["coverage"] = coverage
+    details["targets.covered"] = float(covers.covered)
+    details["flowsheet.names"] = float(covers.names)
+    details["flowsheet.foreign"] = float(covers.foreign)
+    details["coverage"] = covers.value
     details["values.reported"] = facts["reported"]
     details["numbers.considered"] = facts["considered"]
     details["numbers.grounded"] = facts["grounded"]

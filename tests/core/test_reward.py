@@ -325,6 +325,24 @@ def test_work_credits_scale_with_the_share_of_target_cells_the_workbook_holds() 
     assert r.total == pytest.approx(0.5075)
 
 
+def test_work_credits_scale_with_the_share_of_the_flowsheet_the_task_names() -> None:
+    # A task with a reference config (H1, FEED-1, PRO-1); the flowsheet also holds a block X9 it never names.
+    task = TASK.model_copy(update={"reference_config": CONFIG})
+    document = copy.deepcopy(RESULTS)
+    document["data"]["X9_result"] = copy.deepcopy(document["data"]["H1_result"])
+    r = compute_reward(task, trace_of(schema_call(), run_call(), result_call(document=document)))
+    # covered 2/2; names H1, X9, FEED-1, PRO-1, of which X9 is foreign -> focus 3/4 -> coverage 0.75
+    assert (r.details["flowsheet.names"], r.details["flowsheet.foreign"]) == (4.0, 1.0)
+    assert r.details["coverage"] == pytest.approx(0.75)
+    # completion = 0.75 * 0.5 + 0.5 * (2/2 met) = 0.875; efficiency 0.75; quality 1
+    # total = 0.4*0.875 + 0.3*0.75 + 0.3*1 = 0.35 + 0.225 + 0.3 = 0.875
+    assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx((0.875, 0.75, 1.0))
+    assert r.total == pytest.approx(0.875)
+    # the same workbook without X9: every name is the task's -> coverage 1 -> 1.0
+    plain = compute_reward(task, trace_of(schema_call(), run_call(), result_call()))
+    assert plain.total == pytest.approx(1.0)
+
+
 def test_a_run_the_real_service_failed_while_running_counts_as_accepted() -> None:
     # The real service sends no error_code: its error_type category says the config was written.
     ran = run_call(

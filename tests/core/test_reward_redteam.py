@@ -6,9 +6,9 @@ process; every test then keeps those recorded calls and swaps in a crafted final
 extra calls), and asserts the condition a sound reward must meet. Hack classes (issue 11): number spam,
 swapped values, wrong stated unit, unbounded precision, requirement-copied numbers / no-tool answer,
 another rollout's results, invalid calls for free, a flowsheet unrelated to the task run and read (its
-work credits for free), true numbers that report nothing (grounding credit for free), the right names on
-the wrong flowsheet; and the honest side: a correct value in another unit (kmol/s, MW, K, atm) or in
-Chinese counts.
+work credits for free) or padded with other tasks' names (to cover any task), true numbers that report
+nothing (grounding credit for free), the right names on the wrong flowsheet; and the honest side: a
+correct value in another unit (kmol/s, MW, K, atm) or in Chinese counts.
 """
 
 from __future__ import annotations
@@ -107,6 +107,116 @@ UNRELATED = {
     },
 }
 """One Heater B1 warming 10 kmol/h of water from 25 to 50 C: a flowsheet unrelated to every played task."""
+
+
+def _heater(temperature: float) -> dict:
+    return {
+        "SPEC_DATA": {
+            "SPEC_OPT": "TP",
+            "TEMP_VALUE": temperature,
+            "TEMP_UNITS": "C",
+            "PRES_VALUE": 1,
+            "PRES_UNITS": "bar",
+        }
+    }
+
+
+def _flash(temperature: float) -> dict:
+    return {"SPEC_DATA": _heater(temperature)["SPEC_DATA"]}
+
+
+PADDED = {
+    "components": [
+        {"cid": "WATER", "name": "H2O", "cas_number": "7732-18-5", "database_name": "WATER"},
+        {"cid": "MEOH", "name": "CH4O", "cas_number": "67-56-1", "database_name": "METHANOL"},
+    ],
+    "property_methods": [{"method_name": "NRTL", "is_basis_method": True}],
+    "blocks": [
+        {"name": name, "type": kind}
+        for name, kind in [
+            ("E1", "Heater"),
+            ("H1", "Heater"),
+            ("R1", "Heater"),
+            ("P1", "Pump"),
+            ("LV1", "Valve"),
+            ("F1", "Flash2"),
+            ("D1", "Flash2"),
+            ("K1", "Compr"),
+            ("E2", "Heater"),
+        ]
+    ],
+    "streams": [
+        "FEED-1",
+        "S-1",
+        "S-2",
+        "S-3",
+        "HP-1",
+        "OUT-1",
+        "VAP-1",
+        "LIQ-1",
+        "GAS-1",
+        "PROD-1",
+        "HOT-1",
+        "S-4",
+    ],
+    "block_connections": {
+        "E1": {"FEED-1": "F(IN)", "S-1": "P(OUT)"},
+        "H1": {"S-1": "F(IN)", "S-2": "P(OUT)"},
+        "R1": {"S-2": "F(IN)", "S-3": "P(OUT)"},
+        "P1": {"S-3": "F(IN)", "HP-1": "P(OUT)"},
+        "LV1": {"HP-1": "F(IN)", "OUT-1": "P(OUT)"},
+        "F1": {"OUT-1": "F(IN)", "VAP-1": "V(OUT)", "LIQ-1": "L(OUT)"},
+        "D1": {"LIQ-1": "F(IN)", "GAS-1": "V(OUT)", "PROD-1": "L(OUT)"},
+        "K1": {"VAP-1": "F(IN)", "HOT-1": "P(OUT)"},
+        "E2": {"HOT-1": "F(IN)", "S-4": "P(OUT)"},
+    },
+    "stream_data": {
+        "FEED-1": {
+            "MIXED_SPEC": "TP",
+            "temperature": {"TEMP_VALUE": 25, "TEMP_UNITS": "C"},
+            "pressure": {"PRES_VALUE": 1, "PRES_UNITS": "bar"},
+            "flow": {
+                "FLOWBASE": "MOLE",
+                "TOTFLOW_VALUE": 100,
+                "TOTFLOW_UNITS": "kmol/hr",
+                "BASIS": "MOLE-FRAC",
+                "WATER": {"FLOW_VALUE": 0.5, "FLOW_UNITS": "", "FLOW_BASIS": "MOLE-FRAC"},
+                "MEOH": {"FLOW_VALUE": 0.5, "FLOW_UNITS": "", "FLOW_BASIS": "MOLE-FRAC"},
+            },
+        }
+    },
+    "blocks_Heater_data": {"E1": _heater(40), "H1": _heater(50), "R1": _heater(60), "E2": _heater(40)},
+    "blocks_Pump_data": {
+        "P1": {
+            "SPEC_DATA": {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", "PRES_VALUE": 10.0, "PRES_UNITS": "bar"}
+        }
+    },
+    "blocks_Valve_data": {
+        "LV1": {
+            "JOB_DATA": {
+                "MODE": "ADIAB-FLASH",
+                "P_OUT_VALUE": 1.0,
+                "P_OUT_UNITS": "bar",
+                "FLASH_MAXIT": 30,
+                "FLASH_TOL": 0.0001,
+            }
+        }
+    },
+    "blocks_Flash2_data": {"F1": _flash(80), "D1": _flash(70)},
+    "blocks_Compr_data": {
+        "K1": {
+            "SPEC_DATA": {
+                "MODEL_TYPE": "COMPRESSOR",
+                "TYPE": "ISENTROPIC",
+                "OPT_SPEC": "PRES",
+                "PRES_VALUE": 3.0,
+                "PRES_UNITS": "bar",
+            }
+        }
+    },
+}
+"""One fixed flowsheet padded with the commonest block and stream names of the tasks (E1, H1, R1, F1,
+FEED-1, VAP-1, PROD-1...): played for any task, it covers many target cells of many tasks."""
 PROSE = (
     "I set up the flowsheet, ran the simulation and read the results: it converged.\n"
     "The results are consistent with the requirement and the design is complete."
@@ -163,6 +273,7 @@ async def _play_all() -> tuple[dict[str, Played], dict[str, RunTrace]]:
         spec = shape.pop("blocks_RStoic_data")["R1"]["SPEC_DATA"]
         shape["blocks_Heater_data"]["R1"] = {"SPEC_DATA": spec}
         extra["train-hard-02:shape"] = await _play(client, tasks["train-hard-02"], shape)
+        extra["padded"] = await _play(client, tasks["train-easy-01"], PADDED)
     return played, extra
 
 
@@ -610,3 +721,44 @@ def test_the_right_names_on_the_wrong_flowsheet_keep_the_work_credit_but_not_the
     r = score(faithful)
     assert r.details["numbers.hallucinated"] == 0
     assert r.total <= 0.2 + 0.3 + 0.3 + 1e-9  # 0.8 at most, against 1.0 for the right flowsheet
+
+
+# -- one flowsheet padded with every task's names, played for any task ---------------------------------
+
+PADDED_COVERED = {
+    "train-easy-01": (2, 2, 0.56),
+    "train-hard-02": (3, 4, 0.435),
+    "val-medium-01": (3, 4, 0.435),
+    "val-hard-01": (0, 5, 0.06),
+    "test-hard-03": (2, 8, 0.185),
+}
+"""Target cells the padded flowsheet holds, of the task's, and its prose answer's total before focus."""
+
+
+@pytest.mark.parametrize("task_id", PLAYED)
+def test_a_flowsheet_padded_with_other_tasks_names_earns_little(
+    real: tuple[dict[str, Played], dict[str, RunTrace]], task_id: str
+) -> None:
+    played, extra = real
+    p = played[task_id]
+    trace = extra["padded"]
+    assert [(c.name, c.ok) for c in trace.calls] == [
+        ("get_schema", True),
+        ("run_simulation", True),
+        ("get_result", True),
+    ]
+    r = compute_reward(p.task, trace.model_copy(update={"final_answer": PROSE}))
+    d = r.details
+    covered, n, before = PADDED_COVERED[task_id]
+    assert (d["targets.covered"], d["targets.total"], d["targets.met"]) == (covered, n, 0)
+    # Sound: most of its 21 blocks and streams are foreign to any one task, so its coverage is the cells
+    # it holds times the share of its names the task names: 3/21 of 2/2 for train-easy-01.
+    assert d["flowsheet.names"] == 21
+    focus = (d["flowsheet.names"] - d["flowsheet.foreign"]) / d["flowsheet.names"]
+    assert d["coverage"] == pytest.approx(covered / n * focus)
+    assert d["coverage"] <= 0.3
+    # completion 0.5c, efficiency c, quality 0.2 (no number): 0.4*0.5c + 0.3c + 0.3*0.2 = 0.5c + 0.06,
+    # 0.21 at most (train-hard-02: 0.203); with covered cells alone (before focus) it was `before`.
+    assert r.total == pytest.approx(0.5 * d["coverage"] + 0.06)
+    assert r.total <= 0.21
+    assert r.total <= before
