@@ -59,10 +59,11 @@ def task_names(task: AspenTask) -> set[str] | None:
     if config is None:
         return None
     names = {t.column or t.sheet.removesuffix(BLOCK_SHEET_SUFFIX) for t in task.expected_output}
-    for block in config.get("blocks") or []:
-        if isinstance(block, dict) and isinstance(block.get("name"), str):
-            names.add(block["name"])
-    names.update(s for s in config.get("streams") or [] if isinstance(s, str))
+    blocks, streams = config.get("blocks"), config.get("streams")
+    if isinstance(blocks, list):
+        names.update(b["name"] for b in blocks if isinstance(b, dict) and isinstance(b.get("name"), str))
+    if isinstance(streams, list):
+        names.update(s for s in streams if isinstance(s, str))
     return names
 
 
