@@ -1,4 +1,4 @@
-"""Reward: the ``RewardFn`` contract, the shipped Aspen reward, answer attribution and units.
+"""Reward: the ``RewardFn`` contract, the shipped Aspen reward, task coverage, answer attribution and units.
 
 ``base`` names (the contract, weights, breakdown) load eagerly and light; the shipped reward and its
 helpers load on first use, so importing settings never loads the unit library.

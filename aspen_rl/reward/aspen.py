@@ -8,7 +8,18 @@ with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1)
 when no simulation of the rollout succeeded** (an answer without evidence of work is worth little,
 however well written).
 
-**Completion** ``= 0.1 config + 0.1 accepted + 0.2 simulated + 0.1 read + 0.5 targets``
+**Coverage** ``c = covered * focus`` (:mod:`aspen_rl.reward.coverage`), from the latest workbook this
+trace read of its own runs (``RunTrace.last_results``): how much of the task the simulated flowsheet is.
+``covered`` is the fraction of ``task.expected_output`` whose cell (sheet, row, column) holds a number,
+whatever the number; ``focus`` the fraction of the flowsheet's blocks (``<BLOCK>_result`` sheets) and
+streams (Stream Summary columns) that the task names (its reference config's blocks and streams, its
+targets' owners; 1 without a reference config). ``c`` is 1 for a task without targets, 0 for a task
+with targets when no such workbook was read. The work credits below are scaled by it, so running and
+reading a flowsheet unrelated to the task, or one padded with other tasks' names to cover any task,
+earns (next to) no work credit (``details``: ``coverage``, ``targets.covered``, ``flowsheet.names``,
+``flowsheet.foreign``).
+
+**Completion** ``= c * (0.1 config + 0.1 accepted + 0.2 simulated + 0.1 read) + 0.5 targets``
 
 - ``config``: some ``run_simulation`` call carried a JSON object as config.
 - ``accepted``: the simulator accepted a config as input: a run succeeded, or was written and failed
@@ -18,7 +29,7 @@ however well written).
 - ``targets``: fraction of ``task.expected_output`` met, within each target's tolerance, by the latest
   workbook read that way (``RunTrace.last_results``); equals ``read`` when the task has no targets.
 
-**Tool efficiency** ``= order * max(0, 1 - 0.2 failed - 0.1 redundant - 0.1 excess)``
+**Tool efficiency** ``= c * order * max(0, 1 - 0.2 failed - 0.1 redundant - 0.1 excess)``
 
 - ``order = (schema + simulate + result) / 3``: a successful ``get_schema`` before the first
   ``run_simulation``; a run succeeded; a successful ``get_result`` of this trace's run after it.
@@ -38,10 +49,13 @@ however well written).
   only to a dimensionless quantity), is within ``max(2 % of the value, the target's abs_tol)`` plus its
   written precision (half a unit of the last digit, credited only with two or more significant
   digits). Without targets: 1 if any statement is attributed to a cell it matches.
-- ``grounded = 1 - hallucinated / considered``: *considered* are the statements except integers below
-  10 written without a decimal point; *hallucinated* are those matching no value this rollout's own
-  successful runs produced (cells of the workbooks it read, in their units) and no value of a config
-  that ran successfully. The requirement is not evidence. 1 when nothing is considered.
+- ``grounded = reported * (1 - hallucinated / considered)`` for a task with targets: the reporting
+  credit again, kept in the share of the answer's numbers that are grounded, so numbers that report
+  no target (none at all, the requirement's, a pasted table) earn no grounding credit however true.
+  Without targets ``1 - hallucinated / considered`` (1 when nothing is considered). *considered* are
+  the statements except integers below 10 written without a decimal point; *hallucinated* are those
+  matching no value this rollout's own successful runs produced (cells of the workbooks it read, in
+  their units) and no value of a config that ran successfully. The requirement is not evidence.
 - ``form = 0.5 length + 0.5 structure``: ``length`` is 1 for 40..4000 characters, ``n/40`` below,
   ``max(0, 1 - (n - 4000)/4000)`` above; ``structure`` is 1 for two or more non-empty lines, else 0.5.
 """
@@ -67,6 +81,7 @@ from aspen_rl.reward.attribution import (
     workbook_quantities,
 )
 from aspen_rl.reward.base import INVALID_CALL, RewardBreakdown, RewardWeights
+from aspen_rl.reward.coverage import coverage
 from aspen_rl.reward.quantities import convert_step
 from aspen_rl.tasks.model import AspenTask, Target
 from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RecordedToolCall, RunTrace
@@ -107,7 +122,7 @@ def _is_accepted(call: RecordedToolCall) -> bool:
 
 
 def completion_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
-    """Sub-scores of completion (each 0..1), keyed as in :data:`COMPLETION_PARTS`."""
+    """Sub-scores of completion (each 0..1, before coverage), keyed as in :data:`COMPLETION_PARTS`."""
     runs = trace.calls_named(RUN_SIMULATION)
     results = trace.last_results
     read = 1.0 if results is not None else 0.0
@@ -125,10 +140,15 @@ def completion_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
     }
 
 
+def _completion(parts: dict[str, float], scale: float) -> float:
+    """``scale * (work credits) + targets credit`` (the work credits: every part but ``targets``)."""
+    work = sum(COMPLETION_PARTS[k] * v for k, v in parts.items() if k != "targets")
+    return _clip(scale * work + COMPLETION_PARTS["targets"] * parts["targets"])
+
+
 def completion_score(task: AspenTask, trace: RunTrace) -> float:
-    """Completion in [0, 1]: config produced and accepted, run succeeded, results read, targets met."""
-    parts = completion_parts(task, trace)
-    return _clip(sum(COMPLETION_PARTS[k] * v for k, v in parts.items()))
+    """Completion in [0, 1]: config produced, accepted, run, read (scaled by coverage); targets met."""
+    return _completion(completion_parts(task, trace), coverage(task, trace).value)
 
 
 # -- tool efficiency ----------------------------------------------------------------------------
@@ -179,8 +199,9 @@ def order_parts(trace: RunTrace) -> dict[str, float]:
     }
 
 
-def tool_efficiency_score(task: AspenTask, trace: RunTrace) -> float:
-    """Tool efficiency in [0, 1]: sensible order, minus penalties for failed/redundant/excess calls."""
+def tool_efficiency_score(task: AspenTask, trace: RunTrace, scale: float | None = None) -> float:
+    """Tool efficiency in [0, 1]: sensible order (scaled by coverage), minus failed/redundant/excess calls."""
+    scale = coverage(task, trace).value if scale is None else scale
     order = sum(order_parts(trace).values()) / 3.0
     counts = classify_calls(trace)
     excess = max(0, counts["useful"] - task.ideal_tool_calls)
@@ -189,7 +210,7 @@ def tool_efficiency_score(task: AspenTask, trace: RunTrace) -> float:
         + REDUNDANT_CALL_PENALTY * counts["redundant"]
         + EXCESS_CALL_PENALTY * excess
     )
-    return _clip(order * max(0.0, 1.0 - penalty))
+    return _clip(scale * order * max(0.0, 1.0 - penalty))
 
 
 # -- response quality ---------------------------------------------------------------------------
@@ -371,8 +392,14 @@ def quality_parts(
     if not answer:
         return {"reported": 0.0, "grounded": 0.0, "form": 0.0}
     facts = facts if facts is not None else quality_facts(task, trace)
-    reported = facts["reported"] / facts["targets"] if task.expected_output else facts["reported"]
-    grounded = facts["grounded"] / facts["considered"] if facts["considered"] else 1.0
+    if task.expected_output:
+        reported = facts["reported"] / facts["targets"]
+        # The reporting credit again, kept in the share of the answer's numbers that are grounded (a
+        # reported value is a considered statement, so ``considered`` is not 0 when ``reported`` is not).
+        grounded = reported * facts["grounded"] / facts["considered"] if reported else 0.0
+    else:
+        reported = facts["reported"]
+        grounded = facts["grounded"] / facts["considered"] if facts["considered"] else 1.0
 
     length = len(answer)
     if length < MIN_LENGTH:
@@ -407,13 +434,14 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
         The three dimensions, the weighted total and every sub-score and count (``details``).
     """
     weights = weights or RewardWeights()
+    covers = coverage(task, trace)
     c_parts = completion_parts(task, trace)
     o_parts = order_parts(trace)
     counts = classify_calls(trace)
     facts = quality_facts(task, trace)
     q_parts = quality_parts(task, trace, facts)
-    completion = _clip(sum(COMPLETION_PARTS[k] * v for k, v in c_parts.items()))
-    efficiency = tool_efficiency_score(task, trace)
+    completion = _completion(c_parts, covers.value)
+    efficiency = tool_efficiency_score(task, trace, covers.value)
     quality = _clip(sum(QUALITY_PARTS[k] * v for k, v in q_parts.items()))
     total = (
         weights.completion * completion
@@ -433,6 +461,10 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
     details.update({f"quality.{k}": v for k, v in q_parts.items()})
     details["targets.total"] = float(len(task.expected_output))
     details["targets.met"] = float(sum(1 for t in task.expected_output if t.is_met(results)))
+    details["targets.covered"] = float(covers.covered)
+    details["flowsheet.names"] = float(covers.names)
+    details["flowsheet.foreign"] = float(covers.foreign)
+    details["coverage"] = covers.value
     details["values.reported"] = facts["reported"]
     details["numbers.considered"] = facts["considered"]
     details["numbers.grounded"] = facts["grounded"]

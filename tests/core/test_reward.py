@@ -137,16 +137,26 @@ def test_simulation_that_never_succeeds() -> None:
         }
     )
     trace = trace_of(schema_call(), diverged, answer="The simulation did not converge.")
-    # completion: config 0.1 + accepted (a solve failure) 0.1 = 0.2
-    assert completion_score(TASK, trace) == pytest.approx(0.2)
-    # efficiency: order 1/3 (schema only), one failed call -> (1/3) * 0.8
-    assert tool_efficiency_score(TASK, trace) == pytest.approx(0.8 / 3)
-    # quality: reported 0 (no results), grounded 1 (no numbers), form 0.5*(32/40) + 0.5*0.5 = 0.65
-    #          -> 0.3*1 + 0.2*0.65 = 0.43
-    assert response_quality_score(TASK, trace) == pytest.approx(0.43)
-    # weighted: 0.4*0.2 + 0.3*0.8/3 + 0.3*0.43 = 0.08 + 0.08 + 0.129 = 0.289, but no simulation of the
-    # rollout succeeded: the total is capped at 0.1 (it was 0.289 before the cap; issue 11).
+    # completion parts: config 1, accepted 1 (a solve failure); but no workbook was read, so coverage
+    # is 0 and the work credits count for nothing: completion 0 (it was 0.1 + 0.1 = 0.2 before coverage)
     r = compute_reward(TASK, trace)
+    assert (r.details["completion.config"], r.details["completion.accepted"]) == (1.0, 1.0)
+    assert r.details["coverage"] == 0.0
+    assert completion_score(TASK, trace) == 0.0
+    # efficiency: order 1/3 (schema only), one failed call -> 0 * (1/3) * 0.8 (it was (1/3) * 0.8)
+    assert tool_efficiency_score(TASK, trace) == 0.0
+    # quality: reported 0 (no results), grounded 0 * 1 (no numbers; coverage 0), form 0.5*(32/40) + 0.5*0.5
+    #          = 0.65 -> 0.2*0.65 = 0.13 (it was 0.3*1 + 0.13 = 0.43 before coverage)
+    assert response_quality_score(TASK, trace) == pytest.approx(0.13)
+    # total 0.3*0.13 = 0.039: under the 0.1 cap of a rollout whose simulations all failed (it was 0.289,
+    # capped to 0.1, before coverage)
+    assert r.total == pytest.approx(0.039)
+    assert r.details["capped.no_simulation"] == 0.0
+    # Without targets coverage is 1, and the cap still holds the same rollout at 0.1:
+    # 0.4*0.2 + 0.3*0.8/3 + 0.3*(0.3 + 0.13) = 0.08 + 0.08 + 0.129 = 0.289 -> 0.1
+    untargeted = TASK.model_copy(update={"expected_output": []})
+    r = compute_reward(untargeted, trace)
+    assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx((0.2, 0.8 / 3, 0.43))
     assert r.total == pytest.approx(0.1)
     assert r.details["capped.no_simulation"] == 1.0
 
@@ -156,10 +166,12 @@ def test_malformed_json_config_scores_no_config() -> None:
         name="run_simulation", arguments={"config": "{not json"}, ok=False, error="InvalidJSON"
     )
     trace = trace_of(schema_call(), bad, answer="")
-    # nothing but the schema call: completion 0, efficiency (1/3)*(1-0.2), quality 0 (empty answer)
+    # nothing but the schema call: completion 0, quality 0 (empty answer), efficiency (1/3)*(1-0.2)
+    # times coverage 0 (no workbook read) = 0 (it was 0.8/3 before coverage)
     r = compute_reward(TASK, trace)
     assert r.completion == 0.0
-    assert r.tool_efficiency == pytest.approx(0.8 / 3)
+    assert r.tool_efficiency == 0.0
+    assert r.details["order.schema"] == 1.0 and r.details["calls.failed"] == 1.0
     assert r.response_quality == 0.0
 
 
@@ -191,15 +203,37 @@ def test_bare_digits_do_not_report_anything() -> None:
     # A reward hack found in review: digits 0-9 used to match any value within +-9500 via the MW reading.
     answer = "Done. Steps: 1, 2, 3 and 0 issues.\nAll good, the requested work is complete."
     trace = trace_of(schema_call(), run_call(), result_call(), answer=answer)
-    # reported 0/2; nothing considered (small integers) -> grounded 1; form 1 -> 0.3 + 0.2 = 0.5
-    assert response_quality_score(TASK, trace) == pytest.approx(0.5)
+    # reported 0/2; nothing reported -> grounded 0 (it was 1, vacuously: small integers are not considered);
+    # form 1 -> 0.2 (it was 0.3 + 0.2 = 0.5)
+    assert response_quality_score(TASK, trace) == pytest.approx(0.2)
 
 
 def test_wrong_reported_value_is_neither_reported_nor_grounded() -> None:
     answer = "Results:\n- PROD temperature: 80.0 °C\n- H1 duty: 150.0 kW"
     trace = trace_of(schema_call(), run_call(), result_call(), answer=answer)
-    # reported 1/2 (150.0 != 115.1 within 2%), grounded 1/2 -> 0.5*0.5 + 0.3*0.5 + 0.2*1 = 0.6
-    assert response_quality_score(TASK, trace) == pytest.approx(0.6)
+    # reported 1/2 (150.0 != 115.1 within 2%), grounded = reported 1/2 * (1/2 of the numbers grounded)
+    # = 0.25 -> 0.5*0.5 + 0.3*0.25 + 0.2*1 = 0.525 (it was 0.6 when grounded was 1/2 on its own)
+    assert response_quality_score(TASK, trace) == pytest.approx(0.525)
+
+
+@pytest.mark.parametrize(
+    ("answer", "quality", "total"),
+    [
+        # no number at all: reported 0 -> grounded 0 (it was 1, vacuously: 0.5 quality, 0.85 total)
+        ("Simulation converged.\nAll requested values are in the results workbook.", 0.2, 0.76),
+        # only the inputs the run used (config values: grounded, but they report no target) -> grounded 0
+        # (it was 1: 0.5 quality, 0.85 total)
+        ("Water, 100 kmol/h, heated from 25.0 °C in H1.\nSpecified outlet: 80 C at 1 bar.", 0.2, 0.76),
+        # one target of two reported: grounded = 1/2 * 1/1 -> 0.25 + 0.15 + 0.2 = 0.6 (it was 0.75, 0.925)
+        ("Simulation converged.\n- PRO-1 temperature: 80.0 °C", 0.6, 0.88),
+    ],
+)
+def test_grounding_credit_needs_reported_targets(answer: str, quality: float, total: float) -> None:
+    # completion 1, efficiency 1: total = 0.4 + 0.3 + 0.3 * quality
+    r = compute_reward(TASK, trace_of(schema_call(), run_call(), result_call(), answer=answer))
+    assert r.details["numbers.hallucinated"] == 0  # every number it states is true
+    assert r.response_quality == pytest.approx(quality)
+    assert r.total == pytest.approx(total)
 
 
 def test_empty_answer() -> None:
@@ -225,9 +259,10 @@ def test_answer_without_simulation_earns_no_completion_or_reporting() -> None:
 def test_results_of_another_rollouts_run_do_not_count() -> None:
     other = "C:\\aspen\\results\\aspen_result_export_20261122_193000.xlsx"
     trace = trace_of(schema_call(), run_call(), result_call(other, heater_workbook(other)))
-    # read 0, targets 0 -> completion 0.1+0.1+0.2 = 0.4; order: schema, simulate -> 2/3
-    assert completion_score(TASK, trace) == pytest.approx(0.4)
-    assert tool_efficiency_score(TASK, trace) == pytest.approx(2 / 3)
+    # read 0, targets 0; no workbook of its own read -> coverage 0 -> completion 0 * (0.1+0.1+0.2) = 0
+    # (it was 0.4 before coverage); order: schema, simulate -> 0 * 2/3 = 0 (it was 2/3)
+    assert completion_score(TASK, trace) == 0.0
+    assert tool_efficiency_score(TASK, trace) == 0.0
     # ... and their numbers do not ground the answer: 95.0 and 140.0 only exist in the foreign workbook.
     foreign = heater_workbook(other, temperature_c=95.0, duty_kw=140.0)
     answer = "Results:\n- PRO-1 temperature: 95.0 °C\n- H1 duty: 140.0 kW"
@@ -250,7 +285,9 @@ def test_an_error_answer_of_get_result_is_not_a_read() -> None:
         response={"error": "文件不存在", "timestamp": "t"},
     )
     trace = trace_of(schema_call(), run_call(), missing)
-    assert completion_score(TASK, trace) == pytest.approx(0.4)
+    # read 0 -> coverage 0 -> completion 0 (0.1+0.1+0.2 = 0.4 before coverage; still so without targets)
+    assert completion_score(TASK, trace) == 0.0
+    assert completion_score(TASK.model_copy(update={"expected_output": []}), trace) == pytest.approx(0.4)
 
 
 def test_targets_out_of_tolerance() -> None:
@@ -269,14 +306,56 @@ def test_a_cell_stated_in_another_unit_does_not_meet_the_target() -> None:
     assert completion_score(TASK, trace) == pytest.approx(0.75)
 
 
+def test_work_credits_scale_with_the_share_of_target_cells_the_workbook_holds() -> None:
+    # The flowsheet produced PRO-1 but no block H1: its workbook has no H1_result sheet.
+    document = copy.deepcopy(RESULTS)
+    del document["data"]["H1_result"]
+    trace = trace_of(schema_call(), run_call(), result_call(document=document))
+    r = compute_reward(TASK, trace)
+    # coverage 1/2 (PRO-1 temperature's cell holds a number, H1 duty's cell is missing)
+    assert (r.details["targets.covered"], r.details["coverage"]) == (1.0, 0.5)
+    # completion = 0.5 * (0.1+0.1+0.2+0.1) + 0.5 * (1/2 met) = 0.25 + 0.25 = 0.5
+    assert r.completion == pytest.approx(0.5)
+    # efficiency = 0.5 * order 1 * no penalty = 0.5
+    assert r.tool_efficiency == pytest.approx(0.5)
+    # quality: reported 1/2 (80.0 °C); grounded 0.5 * 1/2 (115.1 kW is in no cell of this workbook and no
+    # config value) = 0.25; form 1 -> 0.25 + 0.075 + 0.2 = 0.525
+    assert r.response_quality == pytest.approx(0.525)
+    # total = 0.4*0.5 + 0.3*0.5 + 0.3*0.525 = 0.2 + 0.15 + 0.1575 = 0.5075
+    assert r.total == pytest.approx(0.5075)
+
+
+def test_work_credits_scale_with_the_share_of_the_flowsheet_the_task_names() -> None:
+    # A task with a reference config (H1, FEED-1, PRO-1); the flowsheet also holds a block X9 it never names.
+    task = TASK.model_copy(update={"reference_config": CONFIG})
+    document = copy.deepcopy(RESULTS)
+    document["data"]["X9_result"] = copy.deepcopy(document["data"]["H1_result"])
+    r = compute_reward(task, trace_of(schema_call(), run_call(), result_call(document=document)))
+    # covered 2/2; names H1, X9, FEED-1, PRO-1, of which X9 is foreign -> focus 3/4 -> coverage 0.75
+    assert (r.details["flowsheet.names"], r.details["flowsheet.foreign"]) == (4.0, 1.0)
+    assert r.details["coverage"] == pytest.approx(0.75)
+    # completion = 0.75 * 0.5 + 0.5 * (2/2 met) = 0.875; efficiency 0.75; quality 1
+    # total = 0.4*0.875 + 0.3*0.75 + 0.3*1 = 0.35 + 0.225 + 0.3 = 0.875
+    assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx((0.875, 0.75, 1.0))
+    assert r.total == pytest.approx(0.875)
+    # the same workbook without X9: every name is the task's -> coverage 1 -> 1.0
+    plain = compute_reward(task, trace_of(schema_call(), run_call(), result_call()))
+    assert plain.total == pytest.approx(1.0)
+
+
 def test_a_run_the_real_service_failed_while_running_counts_as_accepted() -> None:
     # The real service sends no error_code: its error_type category says the config was written.
     ran = run_call(
         response={"success": False, "error_type": "模拟运行过程发生错误", "error_message": "**  ERROR"}
     )
     refused = run_call(response={"success": False, "error_type": "模拟配置写入失败", "error_message": "bad"})
-    assert completion_score(TASK, trace_of(schema_call(), ran)) == pytest.approx(0.2)
-    assert completion_score(TASK, trace_of(schema_call(), refused)) == pytest.approx(0.1)
+    assert compute_reward(TASK, trace_of(schema_call(), ran)).details["completion.accepted"] == 1.0
+    assert compute_reward(TASK, trace_of(schema_call(), refused)).details["completion.accepted"] == 0.0
+    # config 0.1 + accepted 0.1 / config 0.1; scaled by coverage, 0 for a task whose workbook was not read
+    untargeted = TASK.model_copy(update={"expected_output": []})
+    assert completion_score(untargeted, trace_of(schema_call(), ran)) == pytest.approx(0.2)
+    assert completion_score(untargeted, trace_of(schema_call(), refused)) == pytest.approx(0.1)
+    assert completion_score(TASK, trace_of(schema_call(), ran)) == 0.0
 
 
 def test_statements_skip_identifiers_and_read_stated_units() -> None:

@@ -5,8 +5,10 @@ reference config -> get_result of the result_file_path the run returned) against
 process; every test then keeps those recorded calls and swaps in a crafted final answer (or crafted
 extra calls), and asserts the condition a sound reward must meet. Hack classes (issue 11): number spam,
 swapped values, wrong stated unit, unbounded precision, requirement-copied numbers / no-tool answer,
-another rollout's results, invalid calls for free; and the honest side: a correct value in another unit
-(kmol/s, MW, K, atm) or in Chinese counts.
+another rollout's results, invalid calls for free, a flowsheet unrelated to the task run and read (its
+work credits for free) or padded with other tasks' names (to cover any task), true numbers that report
+nothing (grounding credit for free), the right names on the wrong flowsheet; and the honest side: a
+correct value in another unit (kmol/s, MW, K, atm) or in Chinese counts.
 """
 
 from __future__ import annotations
@@ -72,6 +74,156 @@ def reference_answer(p: Played) -> str:
     )
 
 
+UNRELATED = {
+    "components": [{"cid": "WATER", "name": "H2O", "cas_number": "7732-18-5", "database_name": "WATER"}],
+    "property_methods": [{"method_name": "NRTL", "is_basis_method": True}],
+    "blocks": [{"name": "B1", "type": "Heater"}],
+    "streams": ["IN-1", "OUT-1"],
+    "block_connections": {"B1": {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}},
+    "stream_data": {
+        "IN-1": {
+            "MIXED_SPEC": "TP",
+            "temperature": {"TEMP_VALUE": 25, "TEMP_UNITS": "C"},
+            "pressure": {"PRES_VALUE": 1, "PRES_UNITS": "bar"},
+            "flow": {
+                "FLOWBASE": "MOLE",
+                "TOTFLOW_VALUE": 10,
+                "TOTFLOW_UNITS": "kmol/hr",
+                "BASIS": "MOLE-FRAC",
+                "WATER": {"FLOW_VALUE": 1.0, "FLOW_UNITS": "", "FLOW_BASIS": "MOLE-FRAC"},
+            },
+        }
+    },
+    "blocks_Heater_data": {
+        "B1": {
+            "SPEC_DATA": {
+                "SPEC_OPT": "TP",
+                "TEMP_VALUE": 50,
+                "TEMP_UNITS": "C",
+                "PRES_VALUE": 1,
+                "PRES_UNITS": "bar",
+            }
+        }
+    },
+}
+"""One Heater B1 warming 10 kmol/h of water from 25 to 50 C: a flowsheet unrelated to every played task."""
+
+
+def _heater(temperature: float) -> dict:
+    return {
+        "SPEC_DATA": {
+            "SPEC_OPT": "TP",
+            "TEMP_VALUE": temperature,
+            "TEMP_UNITS": "C",
+            "PRES_VALUE": 1,
+            "PRES_UNITS": "bar",
+        }
+    }
+
+
+def _flash(temperature: float) -> dict:
+    return {"SPEC_DATA": _heater(temperature)["SPEC_DATA"]}
+
+
+PADDED = {
+    "components": [
+        {"cid": "WATER", "name": "H2O", "cas_number": "7732-18-5", "database_name": "WATER"},
+        {"cid": "MEOH", "name": "CH4O", "cas_number": "67-56-1", "database_name": "METHANOL"},
+    ],
+    "property_methods": [{"method_name": "NRTL", "is_basis_method": True}],
+    "blocks": [
+        {"name": name, "type": kind}
+        for name, kind in [
+            ("E1", "Heater"),
+            ("H1", "Heater"),
+            ("R1", "Heater"),
+            ("P1", "Pump"),
+            ("LV1", "Valve"),
+            ("F1", "Flash2"),
+            ("D1", "Flash2"),
+            ("K1", "Compr"),
+            ("E2", "Heater"),
+        ]
+    ],
+    "streams": [
+        "FEED-1",
+        "S-1",
+        "S-2",
+        "S-3",
+        "HP-1",
+        "OUT-1",
+        "VAP-1",
+        "LIQ-1",
+        "GAS-1",
+        "PROD-1",
+        "HOT-1",
+        "S-4",
+    ],
+    "block_connections": {
+        "E1": {"FEED-1": "F(IN)", "S-1": "P(OUT)"},
+        "H1": {"S-1": "F(IN)", "S-2": "P(OUT)"},
+        "R1": {"S-2": "F(IN)", "S-3": "P(OUT)"},
+        "P1": {"S-3": "F(IN)", "HP-1": "P(OUT)"},
+        "LV1": {"HP-1": "F(IN)", "OUT-1": "P(OUT)"},
+        "F1": {"OUT-1": "F(IN)", "VAP-1": "V(OUT)", "LIQ-1": "L(OUT)"},
+        "D1": {"LIQ-1": "F(IN)", "GAS-1": "V(OUT)", "PROD-1": "L(OUT)"},
+        "K1": {"VAP-1": "F(IN)", "HOT-1": "P(OUT)"},
+        "E2": {"HOT-1": "F(IN)", "S-4": "P(OUT)"},
+    },
+    "stream_data": {
+        "FEED-1": {
+            "MIXED_SPEC": "TP",
+            "temperature": {"TEMP_VALUE": 25, "TEMP_UNITS": "C"},
+            "pressure": {"PRES_VALUE": 1, "PRES_UNITS": "bar"},
+            "flow": {
+                "FLOWBASE": "MOLE",
+                "TOTFLOW_VALUE": 100,
+                "TOTFLOW_UNITS": "kmol/hr",
+                "BASIS": "MOLE-FRAC",
+                "WATER": {"FLOW_VALUE": 0.5, "FLOW_UNITS": "", "FLOW_BASIS": "MOLE-FRAC"},
+                "MEOH": {"FLOW_VALUE": 0.5, "FLOW_UNITS": "", "FLOW_BASIS": "MOLE-FRAC"},
+            },
+        }
+    },
+    "blocks_Heater_data": {"E1": _heater(40), "H1": _heater(50), "R1": _heater(60), "E2": _heater(40)},
+    "blocks_Pump_data": {
+        "P1": {
+            "SPEC_DATA": {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", "PRES_VALUE": 10.0, "PRES_UNITS": "bar"}
+        }
+    },
+    "blocks_Valve_data": {
+        "LV1": {
+            "JOB_DATA": {
+                "MODE": "ADIAB-FLASH",
+                "P_OUT_VALUE": 1.0,
+                "P_OUT_UNITS": "bar",
+                "FLASH_MAXIT": 30,
+                "FLASH_TOL": 0.0001,
+            }
+        }
+    },
+    "blocks_Flash2_data": {"F1": _flash(80), "D1": _flash(70)},
+    "blocks_Compr_data": {
+        "K1": {
+            "SPEC_DATA": {
+                "MODEL_TYPE": "COMPRESSOR",
+                "TYPE": "ISENTROPIC",
+                "OPT_SPEC": "PRES",
+                "PRES_VALUE": 3.0,
+                "PRES_UNITS": "bar",
+            }
+        }
+    },
+}
+"""One fixed flowsheet padded with the commonest block and stream names of the tasks (E1, H1, R1, F1,
+FEED-1, VAP-1, PROD-1...): played for any task, it covers many target cells of many tasks."""
+PROSE = (
+    "I set up the flowsheet, ran the simulation and read the results: it converged.\n"
+    "The results are consistent with the requirement and the design is complete."
+)
+"""An answer that states no number at all."""
+
+
 async def _play(client, task: AspenTask, config: dict | None = None) -> RunTrace:  # type: ignore[no-untyped-def]
     trace = RunTrace()
     get_schema, run_simulation, get_result = build_tools(client, trace)
@@ -106,6 +258,22 @@ async def _play_all() -> tuple[dict[str, Played], dict[str, RunTrace]]:
         _, _, get_result = build_tools(client, trace)
         await get_result(played["train-hard-02"].result_file_path)
         extra["train-hard-02:own-other-flowsheet"] = trace
+        # A flowsheet that has nothing to do with any task (one Heater on one stream), run and read, and
+        # run but never read.
+        extra["unrelated"] = await _play(client, tasks["train-easy-01"], UNRELATED)
+        unread = RunTrace()
+        get_schema, run_simulation, _ = build_tools(client, unread)
+        await get_schema(["Heater"])
+        await run_simulation(json.dumps(UNRELATED))
+        extra["unrelated:unread"] = unread
+        # train-hard-02's flowsheet with its names, streams and components, but the stoichiometric reactor
+        # R1 swapped for a Heater without reaction: every target cell is there, no value is right.
+        shape = json.loads(json.dumps(tasks["train-hard-02"].reference_config))
+        shape["blocks"][0] = {"name": "R1", "type": "Heater"}
+        spec = shape.pop("blocks_RStoic_data")["R1"]["SPEC_DATA"]
+        shape["blocks_Heater_data"]["R1"] = {"SPEC_DATA": spec}
+        extra["train-hard-02:shape"] = await _play(client, tasks["train-hard-02"], shape)
+        extra["padded"] = await _play(client, tasks["train-easy-01"], PADDED)
     return played, extra
 
 
@@ -194,10 +362,11 @@ def test_values_swapped_between_two_quantities_do_not_count(
         answer = answer.replace(right[name], swapped[name])
     r = p.score(answer)
     n = len(p.task.expected_output)
-    # Sound: exactly the two swapped targets are not reported (their numbers are real, so grounded).
+    # Sound: exactly the two swapped targets are not reported (their numbers are real, so grounded: the
+    # grounding credit is the reporting credit, (n - 2) / n, kept whole).
     assert r.details["values.reported"] == n - 2
     assert r.details["numbers.hallucinated"] == 0
-    assert r.response_quality == pytest.approx(0.5 * (n - 2) / n + 0.3 + 0.2)
+    assert r.response_quality == pytest.approx(0.5 * (n - 2) / n + 0.3 * (n - 2) / n + 0.2)
 
 
 @pytest.mark.parametrize(
@@ -435,3 +604,161 @@ def test_invalid_tool_calls_are_in_the_trace_and_cost_efficiency(
     assert r.details["calls.invalid"] == len(refused)
     assert r.tool_efficiency == pytest.approx(1.0 - 0.2 * len(refused))
     assert r.total < 1.0
+
+
+# -- a flowsheet unrelated to the task, run and read -------------------------------------------------
+
+
+def _unrelated_answers(p: Played, trace: RunTrace) -> dict[str, str]:
+    cells = [f"{fmt(q.value)} {q.unit or ''}".strip() for q in workbook_quantities(trace.last_results)]
+    return {
+        "prose": PROSE,
+        "one word": "Done.",
+        "its whole table": "Simulation results (all values):\n" + "; ".join(cells),
+        "its own inputs": "Feed IN-1: 10 kmol/hr of water at 25 C.\nHeated in B1 to 50 C.",
+        "the task's values, known from elsewhere": reference_answer(p),
+        "the requirement's numbers": _copied_answer(p),
+    }
+
+
+@pytest.mark.parametrize("task_id", PLAYED)
+def test_an_unrelated_flowsheet_run_and_read_earns_no_more_than_no_tool_call(
+    real: tuple[dict[str, Played], dict[str, RunTrace]], task_id: str
+) -> None:
+    played, extra = real
+    p = played[task_id]
+    trace = extra["unrelated"]
+    assert [(c.name, c.ok) for c in trace.calls] == [
+        ("get_schema", True),
+        ("run_simulation", True),
+        ("get_result", True),
+    ]
+    for label, answer in _unrelated_answers(p, trace).items():
+        r = compute_reward(p.task, trace.model_copy(update={"final_answer": answer}))
+        # Sound: its workbook holds none of the task's target cells: coverage 0, so no work credit
+        # (completion and tool efficiency 0), no grounding, nothing reported: only form is left, at most
+        # 0.3 * 0.2 = 0.06, what an answer without any tool call gets. Before coverage the prose answer
+        # scored 0.65 (completion 0.5, efficiency 1, quality 0.5).
+        assert r.details["coverage"] == 0.0, label
+        assert (r.completion, r.tool_efficiency) == (0.0, 0.0), label
+        assert r.details["values.reported"] == 0 and r.details["quality.grounded"] == 0.0, label
+        assert r.total <= 0.06 + 1e-9, label
+    assert compute_reward(p.task, trace.model_copy(update={"final_answer": PROSE})).total == pytest.approx(
+        0.06
+    )
+
+
+@pytest.mark.parametrize("task_id", ["train-easy-01", "test-hard-03"])
+def test_an_unrelated_flowsheet_run_but_not_read_earns_no_more(
+    real: tuple[dict[str, Played], dict[str, RunTrace]], task_id: str
+) -> None:
+    played, extra = real
+    p = played[task_id]
+    trace = extra["unrelated:unread"]
+    assert [(c.name, c.ok) for c in trace.calls] == [("get_schema", True), ("run_simulation", True)]
+    r = compute_reward(p.task, trace.model_copy(update={"final_answer": PROSE}))
+    # Sound: nothing read shows no coverage: 0.06 (it was 0.51: completion 0.4, efficiency 2/3, quality
+    # 0.5), so not reading a workbook is no way around coverage.
+    assert r.details["coverage"] == 0.0
+    assert r.total == pytest.approx(0.06)
+
+
+# -- the right flowsheet, an answer that reports nothing; the right names on the wrong flowsheet --------
+
+
+@pytest.mark.parametrize("task_id", PLAYED)
+def test_true_numbers_that_report_no_target_earn_no_grounding(
+    played: dict[str, Played], task_id: str
+) -> None:
+    p = played[task_id]
+    cells = [f"{fmt(q.value)} {q.unit or ''}".strip() for q in workbook_quantities(p.results)]
+    requirement = re.findall(r"\d+(?:\.\d+)?\s?(?:kmol/h|kg/h|°C|bar|atm|mol%|kW)", p.task.user_requirement)
+    answers = {
+        "prose": PROSE,
+        "the requirement's numbers": "As specified: " + ", ".join(requirement) + ".\nDone.",
+        "its whole table": "Simulation results (all values):\n" + "; ".join(cells),
+    }
+    for label, answer in answers.items():
+        r = p.score(answer)
+        # Sound: the work is done (completion 1, efficiency 1) but nothing is reported, so nothing is
+        # grounded: quality is form alone, total <= 0.4 + 0.3 + 0.3 * 0.2 = 0.76. Before, grounded was 1
+        # (vacuously, or for true numbers that report nothing): 0.85.
+        assert (r.completion, r.tool_efficiency) == (1.0, 1.0), label
+        assert r.details["values.reported"] == 0 and r.details["quality.grounded"] == 0.0, label
+        assert r.total <= 0.76 + 1e-9, label
+    assert p.score(PROSE).total == pytest.approx(0.76)
+    assert p.score("Done.").total == pytest.approx(0.7 + 0.3 * 0.2 * (0.5 * 5 / 40 + 0.5 * 0.5))  # 0.71875
+
+
+def test_the_right_names_on_the_wrong_flowsheet_keep_the_work_credit_but_not_the_targets(
+    real: tuple[dict[str, Played], dict[str, RunTrace]],
+) -> None:
+    played, extra = real
+    p = played["train-hard-02"]
+    trace = extra["train-hard-02:shape"]
+    assert [(c.name, c.ok) for c in trace.calls] == [
+        ("get_schema", True),
+        ("run_simulation", True),
+        ("get_result", True),
+    ]
+
+    def score(answer: str) -> RewardBreakdown:
+        return compute_reward(p.task, trace.model_copy(update={"final_answer": answer}))
+
+    # Coverage counts cells, not values: every target cell is there (coverage 1, the work credits
+    # whole) and no target is met (completion 0.5). What is left is the answer.
+    prose = score(PROSE)
+    assert prose.details["coverage"] == 1.0 and prose.details["targets.met"] == 0
+    # no number: completion 0.5, efficiency 1, quality 0.2 -> 0.2 + 0.3 + 0.06 = 0.56 (0.65 before)
+    assert prose.total == pytest.approx(0.56)
+    # the right values, known from elsewhere: its own run produced none of them -> reported 0, grounded 0
+    oracle = score(reference_answer(p))
+    assert oracle.details["values.reported"] == 0 and oracle.total == pytest.approx(0.56)
+    # its own (wrong) values reported faithfully: reporting is credited, the targets are not met
+    faithful = "Results:\n" + "\n".join(
+        f"- {t.name}: {fmt(t.actual(trace.last_results))} {t.unit}".rstrip() for t in p.task.expected_output
+    )
+    r = score(faithful)
+    assert r.details["numbers.hallucinated"] == 0
+    assert r.total <= 0.2 + 0.3 + 0.3 + 1e-9  # 0.8 at most, against 1.0 for the right flowsheet
+
+
+# -- one flowsheet padded with every task's names, played for any task ---------------------------------
+
+PADDED_COVERED = {
+    "train-easy-01": (2, 2, 0.56),
+    "train-hard-02": (3, 4, 0.435),
+    "val-medium-01": (3, 4, 0.435),
+    "val-hard-01": (0, 5, 0.06),
+    "test-hard-03": (2, 8, 0.185),
+}
+"""Target cells the padded flowsheet holds, of the task's, and its prose answer's total before focus."""
+
+
+@pytest.mark.parametrize("task_id", PLAYED)
+def test_a_flowsheet_padded_with_other_tasks_names_earns_little(
+    real: tuple[dict[str, Played], dict[str, RunTrace]], task_id: str
+) -> None:
+    played, extra = real
+    p = played[task_id]
+    trace = extra["padded"]
+    assert [(c.name, c.ok) for c in trace.calls] == [
+        ("get_schema", True),
+        ("run_simulation", True),
+        ("get_result", True),
+    ]
+    r = compute_reward(p.task, trace.model_copy(update={"final_answer": PROSE}))
+    d = r.details
+    covered, n, before = PADDED_COVERED[task_id]
+    assert (d["targets.covered"], d["targets.total"], d["targets.met"]) == (covered, n, 0)
+    # Sound: most of its 21 blocks and streams are foreign to any one task, so its coverage is the cells
+    # it holds times the share of its names the task names: 3/21 of 2/2 for train-easy-01.
+    assert d["flowsheet.names"] == 21
+    focus = (d["flowsheet.names"] - d["flowsheet.foreign"]) / d["flowsheet.names"]
+    assert d["coverage"] == pytest.approx(covered / n * focus)
+    assert d["coverage"] <= 0.3
+    # completion 0.5c, efficiency c, quality 0.2 (no number): 0.4*0.5c + 0.3c + 0.3*0.2 = 0.5c + 0.06,
+    # 0.21 at most (train-hard-02: 0.203); with covered cells alone (before focus) it was `before`.
+    assert r.total == pytest.approx(0.5 * d["coverage"] + 0.06)
+    assert r.total <= 0.21
+    assert r.total <= before
