@@ -31,7 +31,11 @@ pytestmark = pytest.mark.skipif(not SCHEMA_DIR, reason="ASPEN_REAL_SCHEMA_DIR is
 #: Ports the mock accepts that the real port enum does not list (documented decisions; Extract's solvent).
 EXTRA_PORTS = {"H(IN)", "H(OUT)", "C(IN)", "C(OUT)", "D(OUT)", "S(IN)"}
 #: Config sections defined by their own file (the rest by base_schema.json).
-OWN_FILE = {"reactions": "reactions.json", "design_specs": "design_specs.json", "convergence": "convergence.json"}
+OWN_FILE = {
+    "reactions": "reactions.json",
+    "design_specs": "design_specs.json",
+    "convergence": "convergence.json",
+}
 
 
 @cache
