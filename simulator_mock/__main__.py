@@ -11,6 +11,7 @@ import time
 from contextlib import suppress
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from simulator_mock.auth import bind_warning
 from simulator_mock.settings import Settings
@@ -34,57 +35,63 @@ def parse_args(argv: list[str] | None = None) -> Settings:
             "extension: GET /api/results/{run_id}."
         ),
     )
-    parser.add_argument("--host", default=defaults.host, help=f"interface to bind (default {defaults.host})")
-    parser.add_argument("--port", type=int, default=defaults.port, help=f"TCP port (default {defaults.port})")
-    parser.add_argument(
+
+    def option(flag: str, field: str, **kwargs: Any) -> None:
+        """``flag`` sets the Settings ``field``; unset, it keeps the field's environment value or default."""
+        dest_name = flag.removeprefix("--").replace("-", "_")  # argparse's own dest, kept for the metavar
+        parser.add_argument(
+            flag, dest=field, metavar=dest_name.upper(), default=getattr(defaults, field), **kwargs
+        )
+
+    option("--host", "host", help=f"interface to bind (default {defaults.host})")
+    option("--port", "port", type=int, help=f"TCP port (default {defaults.port})")
+    option(
         "--results-dir",
+        "results_dir",
         type=Path,
-        default=defaults.results_dir,
         help=f"folder for each run's config, output and workbook files (default {defaults.results_dir})",
     )
-    parser.add_argument(
+    option(
         "--schema-dir",
+        "schema_dir",
         type=Path,
-        default=defaults.schema_dir,
         help=(
             "serve the schema documents of this folder (base_schema.json, blocks_<Type>_data.json, as the "
             "real service names them) instead of the packaged ones; validation keeps the packaged schemas"
         ),
     )
-    parser.add_argument(
+    option(
         "--workers",
+        "workers",
         type=int,
-        default=defaults.workers,
         help=f"engine worker processes; 0 = one thread in the server process (default {defaults.workers})",
     )
-    parser.add_argument(
+    option(
         "--max-runs-kept",
+        "max_runs_kept",
         type=int,
-        default=defaults.max_runs_kept,
         help=f"runs whose files stay in the results folder, older ones deleted ({defaults.max_runs_kept})",
     )
-    parser.add_argument(
-        "--max-body-bytes", type=int, default=defaults.max_body_bytes, help="largest accepted request body"
-    )
-    parser.add_argument(
+    option("--max-body-bytes", "max_body_bytes", type=int, help="largest accepted request body")
+    option(
         "--timeout",
+        "request_timeout_s",
         type=float,
-        default=defaults.request_timeout_s,
         help=(
             f"per-run time budget in seconds (default {defaults.request_timeout_s:g}); a run past it fails "
             "with Timeout. Keep budget + --queue-wait + 10 below the client's timeout"
         ),
     )
-    parser.add_argument(
+    option(
         "--queue-wait",
+        "queue_wait_s",
         type=float,
-        default=defaults.queue_wait_s,
         help=f"longest wait for a free worker before a 503 (default {defaults.queue_wait_s:g})",
     )
-    parser.add_argument(
+    option(
         "--max-age",
+        "retention_max_age_s",
         type=float,
-        default=defaults.retention_max_age_s,
         help="delete runs older than this many seconds; 0 = never (default 0)",
     )
     parser.add_argument(
@@ -93,7 +100,7 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         default=None,
         help="file holding the shared X-Aspen-Token every request must carry (or SIMULATOR_MOCK_TOKEN)",
     )
-    parser.add_argument("--log-level", default=defaults.log_level, help="uvicorn log level (default warning)")
+    option("--log-level", "log_level", help="uvicorn log level (default warning)")
     args = parser.parse_args(argv)
     if args.schema_dir is not None and not args.schema_dir.is_dir():
         parser.error(f"--schema-dir {args.schema_dir}: no such folder")
@@ -103,20 +110,9 @@ def parse_args(argv: list[str] | None = None) -> Settings:
             token = args.token_file.read_text(encoding="utf-8").strip()
         except OSError as exc:
             parser.error(f"--token-file: {exc}")
-    return Settings(
-        host=args.host,
-        port=args.port,
-        results_dir=args.results_dir,
-        schema_dir=args.schema_dir,
-        max_runs_kept=args.max_runs_kept,
-        workers=args.workers,
-        max_body_bytes=args.max_body_bytes,
-        request_timeout_s=args.timeout,
-        queue_wait_s=args.queue_wait,
-        retention_max_age_s=args.max_age,
-        token=token,
-        log_level=args.log_level,
-    )
+    fields = vars(args)
+    del fields["token_file"]
+    return Settings(**fields, token=token)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -105,6 +105,21 @@ def _overall(docs: Iterable[dict[str, Any]], cids: list[str]) -> dict[str, float
     return {c: f / total for c, f in flows.items()} if total > 0 else None
 
 
+def flash_drum_rows(rows: Rows, block: BlockView) -> None:
+    """A flash drum's (Flash2, Flash3) outlet state and duty rows: B_TEMP, B_PRES, B_VFRAC, MVFRAC (the vapour
+    outlet's share of the outlet mass), QCALC and QNET, in that order."""
+    d = block.doc
+    vapor_out = block.outlet("V(OUT)")
+    total_mass = sum(p.doc.get("mass_flow_kg_hr", 0.0) for p in block.outlets)
+    mvfrac = vapor_out.doc.get("mass_flow_kg_hr", 0.0) / total_mass if vapor_out and total_mass > 0 else None
+    rows.add("B_TEMP", d.get("outlet_temperature_C"), TEMPERATURE)
+    rows.add("B_PRES", d.get("outlet_pressure_bar"), PRESSURE)
+    rows.add("B_VFRAC", d.get("vapor_fraction"))
+    rows.add("MVFRAC", mvfrac)
+    rows.add("QCALC", d.get("duty_kW"), POWER)
+    rows.add("QNET", d.get("duty_kW"), POWER)
+
+
 def equilibrium_rows(
     rows: Rows, block: BlockView, names: tuple[str, str, str, str], liquid: Any, vapor: Any
 ) -> None:

@@ -200,3 +200,21 @@ ALL_OUTLET_FIELDS = [
     "DUTY_VALUE",
     "DUTY_UNITS",
 ]
+
+#: The outlet fields of a SPEC_DATA that fixes temperature, vapour fraction, pressure or duty (Flash2, Flash3,
+#: RStoic): no temperature change, superheat or subcooling.
+FLASH_OUTLET_FIELDS = [
+    "TEMP_VALUE",
+    "TEMP_UNITS",
+    "VFRAC_VALUE",
+    "PRES_VALUE",
+    "PRES_UNITS",
+    "DUTY_VALUE",
+    "DUTY_UNITS",
+]
+
+
+def flash_drum_spec(extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """SPEC_DATA of a flash drum (Flash2, Flash3): the Heater's PD, TD, TP, TV and PV options."""
+    options = {k: HEATER_OPTIONS[k] for k in ("PD", "TD", "TP", "TV", "PV")}
+    return outlet_spec(options, FLASH_OUTLET_FIELDS, extra)

@@ -68,6 +68,14 @@ class Stream:
         return Stream(name, self.flows, self.T, self.P, self.state)
 
 
+def phase_stream(name: str, phase: PhaseState | None, flow: float, bulk: PhaseState, n: int) -> Stream:
+    """An outlet carrying ``flow`` [mol/s] of one equilibrium phase of ``bulk`` (n components); empty at the
+    bulk's T and P when the phase is absent or the flow is 0."""
+    if phase is None or flow <= 0.0:
+        return Stream(name, np.zeros(n), bulk.T, bulk.P, None)
+    return Stream(name, flow * phase.zs, phase.T, phase.P, phase)
+
+
 def flash_stream(
     package: PropertyPackage,
     name: str,

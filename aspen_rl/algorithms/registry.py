@@ -157,14 +157,7 @@ def _build_prompt_opt(ctx: BuildContext) -> Any:
 
 def _preflight_grpo(ctx: BuildContext) -> None:
     """Config, model folder, chat template and ``--resume`` checked without torch or Agent Lightning."""
-    import json
-
-    from aspen_rl.algorithms.grpo.config import (
-        DEFAULT_CONFIG_PATH,
-        load_grpo_config,
-        resume_differences,
-        resume_refusal,
-    )
+    from aspen_rl.algorithms.grpo.config import DEFAULT_CONFIG_PATH, load_grpo_config
 
     args = ctx.args
     section = dict(getattr(ctx.settings.algorithms, "grpo", None) or {})
@@ -191,29 +184,12 @@ def _preflight_grpo(ctx: BuildContext) -> None:
         raise UsageError(f"--algorithm grpo: chat template not found: {config.chat_template}")
     if args.resume is None:
         return
-    state_file = "trainer_state.json"
-    checkpoint = Path(args.resume)
-    if not (checkpoint / state_file).is_file():
-        steps = sorted(
-            (int(p.name.split("_", 1)[1]), p)
-            for p in (checkpoint.iterdir() if checkpoint.is_dir() else [])
-            if p.name.startswith("step_") and p.name[5:].isdigit() and (p / state_file).is_file()
-        )
-        if not steps:
-            raise UsageError(
-                f"--resume {checkpoint}: not a GRPO checkpoint (no {state_file}) "
-                "nor a run directory with step_<n>/"
-            )
-        checkpoint = steps[-1][1]
-    state = json.loads((checkpoint / state_file).read_text(encoding="utf-8"))
-    if bool(state.get("lora")) != config.lora.enabled:
-        raise UsageError(
-            f"--resume {checkpoint} holds {'a LoRA adapter' if state.get('lora') else 'full weights'} "
-            f"but the GRPO config has lora.enabled={config.lora.enabled}"
-        )
-    changed = resume_differences(state.get("config") or {}, config)
-    if changed:
-        raise UsageError(resume_refusal(checkpoint, changed))
+    from aspen_rl.algorithms.grpo.resume import ResumeRefused, check_resumable, resolve_checkpoint
+
+    try:
+        check_resumable(resolve_checkpoint(args.resume), config, named="--resume")
+    except (FileNotFoundError, ResumeRefused) as exc:
+        raise UsageError(str(exc)) from exc
 
 
 def _looks_local(model: str) -> bool:

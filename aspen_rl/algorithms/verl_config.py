@@ -12,13 +12,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aspen_rl.yaml_files import read_mapping
+from aspen_rl.yaml_files import read_config_file
 
 if TYPE_CHECKING:
     from aspen_rl.algorithms.grpo.config import GRPOConfig
 
 DEFAULT_VERL_CONFIG = Path("configs/verl.yaml")
-_REPO_ROOT = Path(__file__).resolve().parents[2]
 
 KNOWN_SECTIONS = frozenset(
     {
@@ -131,13 +130,8 @@ def load_verl_config(
     config: dict[str, Any] = {}
     source = "VERL overrides"
     if path is not None:
-        resolved = Path(path)
-        if not resolved.exists() and not resolved.is_absolute():
-            resolved = _REPO_ROOT / resolved
-        if not resolved.is_file():
-            raise FileNotFoundError(f"VERL config not found: {path}")
+        config, resolved = read_config_file(path, kind="VERL", what="verl sections", error=VerlConfigError)
         source = str(resolved)
-        config = read_mapping(resolved, what="verl sections", error=VerlConfigError)
     config = copy.deepcopy(config)
     for key, value in (overrides or {}).items():
         _set(config, key, value)

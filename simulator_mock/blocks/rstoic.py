@@ -22,10 +22,12 @@ from simulator_mock.result_sheet import (
     phase_compositions,
 )
 from simulator_mock.schema_fields import (
-    PRES_MEANING,
+    FLASH_OUTLET_FIELDS,
+    HEATER_OPTIONS,
     block_entry,
     num,
     outlet_spec,
+    p_value,
     section,
     string,
 )
@@ -200,31 +202,15 @@ class RStoic(Block):
                 "heat duty and outlet pressure (DUTY_VALUE 0 = adiabatic reactor)",
                 ["DUTY_VALUE", "DUTY_UNITS", "PRES_VALUE", "PRES_UNITS"],
             ),
-            "TD": (
-                "outlet temperature and heat duty (refused by the mock: UnsupportedOption)",
-                ["TEMP_VALUE", "TEMP_UNITS", "DUTY_VALUE", "DUTY_UNITS"],
-            ),
-            "TV": ("outlet temperature and vapour fraction", ["TEMP_VALUE", "TEMP_UNITS", "VFRAC_VALUE"]),
-            "PV": ("outlet pressure and vapour fraction", ["PRES_VALUE", "PRES_UNITS", "VFRAC_VALUE"]),
+            **{k: HEATER_OPTIONS[k] for k in ("TD", "TV", "PV")},
             "DTV": (
                 "temperature change and vapour fraction (refused by the mock: this part has no temperature-change field)",  # noqa: E501
                 ["DUTY_VALUE", "DUTY_UNITS", "VFRAC_VALUE"],
             ),
         }
-        spec = outlet_spec(
-            options,
-            [
-                "TEMP_VALUE",
-                "TEMP_UNITS",
-                "VFRAC_VALUE",
-                "PRES_VALUE",
-                "PRES_UNITS",
-                "DUTY_VALUE",
-                "DUTY_UNITS",
-            ],
-        )
+        spec = outlet_spec(options, FLASH_OUTLET_FIELDS)
         spec["properties"]["TEMP_VALUE"]["minimum"] = -273.15
-        spec["properties"]["PRES_VALUE"] = num(f"Pressure, in PRES_UNITS: {PRES_MEANING}.", minimum=0)
+        spec["properties"]["PRES_VALUE"] = p_value(minimum=0)
         reaction = {
             "type": "object",
             "description": "One reaction: stoichiometry and how far it goes.",

@@ -9,26 +9,18 @@ import numpy as np
 from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.blocks.outlet_spec import OutletSpec
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError
-from simulator_mock.property_package import PhaseState
 from simulator_mock.result_sheet import (
     LIQ_RATIO_NOTE,
     POWER,
     PRESSURE,
-    TEMPERATURE,
     BlockView,
     PortView,
     Rows,
     equilibrium_rows,
+    flash_drum_rows,
 )
-from simulator_mock.schema_fields import (
-    HEATER_OPTIONS,
-    block_entry,
-    num,
-    outlet_spec,
-    section,
-    string,
-)
-from simulator_mock.streams import Stream
+from simulator_mock.schema_fields import block_entry, flash_drum_spec, num, section, string
+from simulator_mock.streams import Stream, phase_stream
 from simulator_mock.units import to_si
 
 
@@ -61,8 +53,8 @@ class Flash2(Block):
         bulk, vapor, liquid = self.package.flash_split(flows / total, f"block {self.name} drum", **spec)
         V = total * bulk.VF
         outlets = {
-            v_name: _phase_stream(v_name, vapor, V, bulk, flows.size),
-            l_name: _phase_stream(l_name, liquid, total - V, bulk, flows.size),
+            v_name: phase_stream(v_name, vapor, V, bulk, flows.size),
+            l_name: phase_stream(l_name, liquid, total - V, bulk, flows.size),
         }
         self.heat = self.spec.duty(total * bulk.H, feed)
         self.report = {
@@ -75,23 +67,10 @@ class Flash2(Block):
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
         """The ``blocks_<Type>_data`` part of the schema served for this block type."""
-        options = {k: HEATER_OPTIONS[k] for k in ("PD", "TD", "TP", "TV", "PV")}
-        spec = outlet_spec(
-            options,
-            [
-                "TEMP_VALUE",
-                "TEMP_UNITS",
-                "VFRAC_VALUE",
-                "PRES_VALUE",
-                "PRES_UNITS",
-                "DUTY_VALUE",
-                "DUTY_UNITS",
-            ],
-        )
         return section(
             "Flash2",
             cls.description,
-            block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=True),
+            block_entry({"SPEC_DATA": flash_drum_spec()}, ["SPEC_DATA"], closed=True),
             {"additionalProperties": False},
         )
 
@@ -100,16 +79,7 @@ class Flash2(Block):
         """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
         d = b.doc
         vapor_out, liquid_out = b.outlet("V(OUT)"), b.outlet("L(OUT)")
-        total_mass = sum(p.doc.get("mass_flow_kg_hr", 0.0) for p in b.outlets)
-        mvfrac = (
-            vapor_out.doc.get("mass_flow_kg_hr", 0.0) / total_mass if vapor_out and total_mass > 0 else None
-        )
-        rows.add("B_TEMP", d.get("outlet_temperature_C"), TEMPERATURE)
-        rows.add("B_PRES", d.get("outlet_pressure_bar"), PRESSURE)
-        rows.add("B_VFRAC", d.get("vapor_fraction"))
-        rows.add("MVFRAC", mvfrac)
-        rows.add("QCALC", d.get("duty_kW"), POWER)
-        rows.add("QNET", d.get("duty_kW"), POWER)
+        flash_drum_rows(rows, b)
         rows.add("PDROP", b.pressure_drop(d.get("outlet_pressure_bar")), PRESSURE)
 
         def flowing(item: PortView | None) -> dict | None:
@@ -118,12 +88,6 @@ class Flash2(Block):
             return item.doc.get("mole_fractions")
 
         equilibrium_rows(rows, b, ("F", "X", "Y", "K"), flowing(liquid_out), flowing(vapor_out))
-
-
-def _phase_stream(name: str, phase: PhaseState | None, flow: float, bulk: PhaseState, n: int) -> Stream:
-    if phase is None or flow <= 0.0:
-        return Stream(name, np.zeros(n), bulk.T, bulk.P, None)
-    return Stream(name, flow * phase.zs, phase.T, phase.P, phase)
 
 
 class Sep(Block):

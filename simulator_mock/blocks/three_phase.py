@@ -11,27 +11,20 @@ from simulator_mock.blocks.base import Block, Cardinality, Mixed, given
 from simulator_mock.blocks.outlet_spec import OutletSpec
 from simulator_mock.errors import SpecificationError
 from simulator_mock.property_package import PhaseState
-from simulator_mock.result_sheet import POWER, PRESSURE, TEMPERATURE, BlockView, Rows
+from simulator_mock.result_sheet import POWER, PRESSURE, TEMPERATURE, BlockView, Rows, flash_drum_rows
 from simulator_mock.schema_fields import (
     DUTY_UNITS,
-    HEATER_OPTIONS,
     PRES_UNITS,
     TEMP_UNITS,
     block_entry,
+    flash_drum_spec,
     num,
-    outlet_spec,
     section,
     string,
     units,
 )
-from simulator_mock.streams import Stream
+from simulator_mock.streams import Stream, phase_stream
 from simulator_mock.units import read_pair
-
-
-def _outlet(name: str, phase: PhaseState | None, flow: float, bulk: PhaseState, n: int) -> Stream:
-    if phase is None or flow <= 0.0:
-        return Stream(name, np.zeros(n), bulk.T, bulk.P, None)
-    return Stream(name, flow * phase.zs, phase.T, phase.P, phase)
 
 
 def _fractions(cids: list[str], xs: np.ndarray | None) -> dict[str, float] | None:
@@ -96,9 +89,9 @@ class Flash3(Block):
         (l1, b1), (l2, b2) = _order_liquids(liquids, betas, self.key, 0.5 if self.key else None)
         n = flows.size
         outlets = {
-            names[0]: _outlet(names[0], vapor, total * bulk.VF, bulk, n),
-            names[1]: _outlet(names[1], l1, total * b1, bulk, n),
-            names[2]: _outlet(names[2], l2, total * b2, bulk, n),
+            names[0]: phase_stream(names[0], vapor, total * bulk.VF, bulk, n),
+            names[1]: phase_stream(names[1], l1, total * b1, bulk, n),
+            names[2]: phase_stream(names[2], l2, total * b2, bulk, n),
         }
         self.heat = self.spec.duty(total * bulk.H, feed)
         cids = self.ctx.cids
@@ -116,18 +109,7 @@ class Flash3(Block):
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
         """The ``blocks_Flash3_data`` part: SPEC_OPT with its values, and the 2nd liquid's key component."""
-        options = {k: HEATER_OPTIONS[k] for k in ("PD", "TD", "TP", "TV", "PV")}
-        spec = outlet_spec(
-            options,
-            [
-                "TEMP_VALUE",
-                "TEMP_UNITS",
-                "VFRAC_VALUE",
-                "PRES_VALUE",
-                "PRES_UNITS",
-                "DUTY_VALUE",
-                "DUTY_UNITS",
-            ],
+        spec = flash_drum_spec(
             extra={
                 "L2_COMP": string(
                     "Key component of the 2nd liquid (a component cid): the liquid richer in it leaves by L2(OUT). "
@@ -146,17 +128,7 @@ class Flash3(Block):
     def result_rows(b: BlockView, rows: Rows) -> None:
         """Flash3 outputs in the real export's order; K1 = Y/X1, K2 = Y/X2."""
         d = b.doc
-        vapor_out = b.outlet("V(OUT)")
-        total_mass = sum(p.doc.get("mass_flow_kg_hr", 0.0) for p in b.outlets)
-        mvfrac = (
-            vapor_out.doc.get("mass_flow_kg_hr", 0.0) / total_mass if vapor_out and total_mass > 0 else None
-        )
-        rows.add("B_TEMP", d.get("outlet_temperature_C"), TEMPERATURE)
-        rows.add("B_PRES", d.get("outlet_pressure_bar"), PRESSURE)
-        rows.add("B_VFRAC", d.get("vapor_fraction"))
-        rows.add("MVFRAC", mvfrac)
-        rows.add("QCALC", d.get("duty_kW"), POWER)
-        rows.add("QNET", d.get("duty_kW"), POWER)
+        flash_drum_rows(rows, b)
         rows.add("LIQ_RATIO", d.get("liquid_ratio"))
         rows.add("PDROP", b.pressure_drop(d.get("outlet_pressure_bar")), PRESSURE)
         overall = b.overall()
@@ -224,8 +196,8 @@ class Decanter(Block):
         (l1, b1), (l2, b2) = _order_liquids(liquids, betas, self.key, self.cutoff)
         n = flows.size
         outlets = {
-            names[0]: _outlet(names[0], l1, total * b1, bulk, n),
-            names[1]: _outlet(names[1], l2, total * b2, bulk, n),
+            names[0]: phase_stream(names[0], l1, total * b1, bulk, n),
+            names[1]: phase_stream(names[1], l2, total * b2, bulk, n),
         }
         self.heat = float(self.Q) if self.Q is not None else total * bulk.H - feed.H_total
         cids = self.ctx.cids

@@ -70,8 +70,9 @@ def test_importing_the_config_loads_neither_torch_nor_transformers() -> None:
     import subprocess
     import sys
 
-    code = (
+    code = (  # resume: the CLI's --resume preflight runs check_resumable before anything heavy loads
         "import sys, aspen_rl.algorithms.grpo.config, aspen_rl.algorithms.grpo as g;"
+        "import aspen_rl.algorithms.grpo.resume;"
         "heavy = sorted(m for m in ('torch', 'transformers', 'peft') if m in sys.modules);"
         "assert not heavy, heavy; assert 'GRPOTrainer' in dir(g)"
     )

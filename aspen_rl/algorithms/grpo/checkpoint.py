@@ -1,4 +1,8 @@
-"""Checkpoint files of a GRPO run: ``<checkpoint_dir>/<run>/step_<n>/`` and finding the latest one."""
+"""Checkpoint files of a GRPO run: ``<checkpoint_dir>/<run>/step_<n>/`` and finding the latest one.
+
+Importing this module does not import torch (the functions that need it import it), so the CLI's
+``--resume`` preflight can find and read checkpoints before anything heavy loads.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,10 @@ import json
 import random
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
 MODEL_DIR = "model"
 """Sub-directory with the full model or the LoRA adapter (``save_pretrained`` format)."""
@@ -35,6 +40,8 @@ def latest_checkpoint(run_dir: str | Path) -> Path | None:
 
 def rng_state() -> dict[str, Any]:
     """Python and torch RNG states (CPU and, when present, CUDA)."""
+    import torch
+
     state: dict[str, Any] = {"python": random.getstate(), "torch": torch.get_rng_state()}
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
@@ -43,6 +50,8 @@ def rng_state() -> dict[str, Any]:
 
 def set_rng_state(state: dict[str, Any]) -> None:
     """Restore what ``rng_state`` captured."""
+    import torch
+
     random.setstate(state["python"])
     torch.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():

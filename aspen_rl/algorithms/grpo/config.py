@@ -7,12 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from aspen_rl.yaml_files import read_mapping
+from aspen_rl.yaml_files import deep_merge, load_typed_config
 
 DEFAULT_CONFIG_PATH = Path("configs/grpo.yaml")
 """Where ``load_grpo_config`` looks by default (relative to the working directory, then the repository)."""
-
-_REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 class GRPOConfigError(ValueError):
@@ -229,7 +227,7 @@ class GRPOConfig(_Section):
     def replace(self, **overrides: Any) -> GRPOConfig:
         """A validated copy with some fields changed (nested sections as dicts, merged)."""
         try:
-            return GRPOConfig.model_validate(_deep_merge(self.model_dump(), overrides))
+            return GRPOConfig.model_validate(deep_merge(self.model_dump(), overrides))
         except ValidationError as exc:
             raise GRPOConfigError(f"invalid GRPO config: {_describe(exc)}") from exc
 
@@ -294,7 +292,7 @@ def resume_differences(saved: dict[str, Any], current: GRPOConfig) -> list[str]:
     Returns:
         One ``"field: saved -> current"`` line per difference, in ``RESUME_FIELDS`` order.
     """
-    before = _deep_merge(GRPOConfig().model_dump(mode="json"), saved)
+    before = deep_merge(GRPOConfig().model_dump(mode="json"), saved)
     after = current.model_dump(mode="json")
     lines = []
     for name in RESUME_FIELDS:
@@ -319,23 +317,6 @@ def _lookup(data: dict[str, Any], dotted: str) -> Any:
     for part in dotted.split("."):
         value = value.get(part) if isinstance(value, dict) else None
     return value
-
-
-def _deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in overrides.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
-def _resolve(path: str | Path) -> Path:
-    candidate = Path(path)
-    if candidate.exists() or candidate.is_absolute():
-        return candidate
-    return _REPO_ROOT / candidate
 
 
 def _describe(error: ValidationError) -> str:
@@ -364,16 +345,6 @@ def load_grpo_config(path: str | Path | None = DEFAULT_CONFIG_PATH, **overrides:
         GRPOConfigError: malformed YAML, a non-mapping document, unknown keys or invalid values.
         FileNotFoundError: the file does not exist.
     """
-    data: dict[str, Any] = {}
-    source = "overrides"
-    if path is not None:
-        resolved = _resolve(path)
-        if not resolved.is_file():
-            raise FileNotFoundError(f"GRPO config not found: {path}")
-        source = str(resolved)
-        data = read_mapping(resolved, what="GRPO settings", error=GRPOConfigError)
-    data = _deep_merge(data, overrides)
-    try:
-        return GRPOConfig.model_validate(data)
-    except ValidationError as exc:
-        raise GRPOConfigError(f"{source}: invalid GRPO config: {_describe(exc)}") from exc
+    return load_typed_config(
+        GRPOConfig, path, overrides, kind="GRPO", error=GRPOConfigError, describe=_describe
+    )

@@ -1,4 +1,7 @@
-"""Resuming a GRPO run: find the checkpoint, check the config continues its run, replay its metrics."""
+"""Resuming a GRPO run: find the checkpoint, check the config continues its run, replay its metrics.
+
+Torch-free: the CLI's ``--resume`` preflight uses it too.
+"""
 
 from __future__ import annotations
 
@@ -30,23 +33,34 @@ def resolve_checkpoint(path: str | Path) -> Path:
     return latest
 
 
-def check_resumable(checkpoint: Path, config: GRPOConfig) -> dict[str, Any]:
+class ResumeRefused(ValueError):
+    """The config does not continue the run that wrote the checkpoint."""
+
+
+def check_resumable(checkpoint: Path, config: GRPOConfig, named: str = "checkpoint") -> dict[str, Any]:
     """The checkpoint's state, after checking the config continues the run that wrote it.
 
+    Torch-free (the CLI's ``--resume`` preflight runs it before anything heavy loads).
+
+    Args:
+        checkpoint: A checkpoint directory (:func:`resolve_checkpoint`).
+        config: The config of the resuming run.
+        named: How the LoRA message names the checkpoint (``--resume`` on the command line).
+
     Raises:
-        ValueError: LoRA adapter vs full weights mismatch, or fields that define the optimisation
+        ResumeRefused: LoRA adapter vs full weights mismatch, or fields that define the optimisation
             (``RESUME_FIELDS``: model, LoRA shape, optimiser, schedule, loss, group size...) differ; the
             message lists each as ``field: saved -> current``.
     """
     state = read_state(checkpoint)
     if bool(state.get("lora")) != config.lora.enabled:
-        raise ValueError(
-            f"checkpoint {checkpoint} holds {'a LoRA adapter' if state.get('lora') else 'full weights'} "
+        raise ResumeRefused(
+            f"{named} {checkpoint} holds {'a LoRA adapter' if state.get('lora') else 'full weights'} "
             f"but the GRPO config has lora.enabled={config.lora.enabled}"
         )
     changed = resume_differences(state.get("config") or {}, config)
     if changed:
-        raise ValueError(resume_refusal(checkpoint, changed))
+        raise ResumeRefused(resume_refusal(checkpoint, changed))
     return state
 
 

@@ -8,12 +8,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aspen_rl.algorithms.grpo.config import LoRASettings
-from aspen_rl.yaml_files import read_mapping
+from aspen_rl.yaml_files import load_typed_config
 
 DEFAULT_CONFIG_PATH = Path("configs/sft.yaml")
 """Where ``load_sft_config`` looks by default (relative to the working directory, then the repository)."""
-
-_REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 class SFTConfigError(ValueError):
@@ -96,11 +94,8 @@ class SFTConfig(BaseModel):
     log_every: int = Field(10, gt=0, description="Log the loss every k optimiser updates.")
 
 
-def _resolve(path: str | Path) -> Path:
-    path = Path(path)
-    if path.is_absolute() or path.exists():
-        return path
-    return _REPO_ROOT / path
+def _describe(error: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
 
 
 def load_sft_config(path: str | Path | None = DEFAULT_CONFIG_PATH, **overrides: Any) -> SFTConfig:
@@ -110,21 +105,4 @@ def load_sft_config(path: str | Path | None = DEFAULT_CONFIG_PATH, **overrides: 
         SFTConfigError: malformed YAML, unknown keys or invalid values.
         FileNotFoundError: the file does not exist.
     """
-    data: dict[str, Any] = {}
-    source = "overrides"
-    if path is not None:
-        resolved = _resolve(path)
-        if not resolved.is_file():
-            raise FileNotFoundError(f"SFT config not found: {path}")
-        source = str(resolved)
-        data = read_mapping(resolved, what="SFT settings", error=SFTConfigError)
-    for key, value in overrides.items():
-        if isinstance(value, dict) and isinstance(data.get(key), dict):
-            data[key] = {**data[key], **value}
-        else:
-            data[key] = value
-    try:
-        return SFTConfig.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        raise SFTConfigError(f"{source}: invalid SFT config: {problems}") from exc
+    return load_typed_config(SFTConfig, path, overrides, kind="SFT", error=SFTConfigError, describe=_describe)

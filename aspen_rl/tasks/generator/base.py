@@ -167,6 +167,32 @@ def property_section(cids: list[str] | tuple[str, ...]) -> list[dict[str, Any]]:
     return [{"method_name": method_for(cids), "is_basis_method": True}]
 
 
+@dataclass(frozen=True)
+class Block:
+    """One block of a drawn flowsheet: its name, Aspen type, streams by port and input data."""
+
+    name: str
+    type: str
+    ports: dict[str, str]
+    """Stream name -> port, e.g. ``{"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}``."""
+    data: dict[str, Any]
+    """The block's entry in ``blocks_<type>_data``."""
+
+
+def flowsheet(blocks: list[Block], stream_data: dict[str, Any]) -> dict[str, Any]:
+    """The flowsheet part of a config: ``blocks``, ``streams`` (in the order the connections name them),
+    ``block_connections``, ``stream_data`` (the feeds) and one ``blocks_<type>_data`` per block type."""
+    config: dict[str, Any] = {
+        "blocks": [{"name": b.name, "type": b.type} for b in blocks],
+        "streams": list(dict.fromkeys(stream for b in blocks for stream in b.ports)),
+        "block_connections": {b.name: b.ports for b in blocks},
+        "stream_data": stream_data,
+    }
+    for b in blocks:
+        config.setdefault(f"blocks_{b.type}_data", {})[b.name] = b.data
+    return config
+
+
 def method_text(cids: list[str] | tuple[str, ...], language: str) -> str:
     """'Use the NRTL property method.' in ``language``."""
     method = method_for(cids)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from aspen_rl.tasks.generator.base import (
+    Block,
     Draft,
     UnitStyle,
     block_ref,
@@ -13,6 +14,7 @@ from aspen_rl.tasks.generator.base import (
     family,
     feed_stream,
     flow_target,
+    flowsheet,
     method_text,
     mole_fraction_target,
     mole_fractions,
@@ -93,13 +95,10 @@ def column_dstwu(rng: random.Random, lang: str) -> Draft:
         "HEAVYKEY": heavy,
         "RECOVH": rec_h,
     }
-    config = base_config("generated DSTWU column", cids) | {
-        "blocks": [{"name": column, "type": "DSTWU"}],
-        "streams": [feed, dist, bot],
-        "block_connections": {column: {feed: "F(IN)", dist: "D(OUT)", bot: "B(OUT)"}},
-        "stream_data": {feed: data},
-        "blocks_DSTWU_data": {column: {"SPEC_DATA": spec}},
-    }
+    config = base_config("generated DSTWU column", cids) | flowsheet(
+        [Block(column, "DSTWU", {feed: "F(IN)", dist: "D(OUT)", bot: "B(OUT)"}, {"SPEC_DATA": spec})],
+        {feed: data},
+    )
     requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
     params = {"f": flow, "x": xs[0], "p": (p_top, p_bot), "rec": (rec_l, rec_h), "rr": factor}
     return Draft(config, targets, requirement, "rr", params)
@@ -187,13 +186,9 @@ def column_radfrac(rng: random.Random, lang: str) -> Draft:
         },
         "CONDENSER_DATA": {"OPT_COND_SPC": "VFRAC", "SC_OPTION": "REFLUX-AND-DISTILLATE"},
     }
-    config = base_config("generated RadFrac column", cids) | {
-        "blocks": [{"name": column, "type": "RadFrac"}],
-        "streams": [feed, dist, bot],
-        "block_connections": {column: {feed: "F(IN)", dist: "LD(OUT)", bot: "B(OUT)"}},
-        "stream_data": {feed: data},
-        "blocks_RadFrac_data": {column: block},
-    }
+    config = base_config("generated RadFrac column", cids) | flowsheet(
+        [Block(column, "RadFrac", {feed: "F(IN)", dist: "LD(OUT)", bot: "B(OUT)"}, block)], {feed: data}
+    )
     requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
     params = {"f": flow, "x": xs[0], "n": stages, "fs": feed_stage, "rr": reflux, "df": df, "p": p_top}
     return Draft(config, targets, requirement, "rating", params)

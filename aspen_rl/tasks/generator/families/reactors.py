@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aspen_rl.tasks.generator.base import (
+    Block,
     Draft,
     TargetSpec,
     UnitStyle,
@@ -15,6 +16,7 @@ from aspen_rl.tasks.generator.base import (
     duty_target,
     family,
     flow_target,
+    flowsheet,
     method_text,
     num,
     report_text,
@@ -175,25 +177,18 @@ def reactor(rng: random.Random, lang: str) -> Draft:
         "COEF_DATA": dict(reaction.reactants),
         "COEF1_DATA": dict(reaction.products),
     }
+    react = {"SPEC_DATA": {"SPEC_OPT": "TP", **tr_spec, **pr_spec}, "REAC_DATA": {"REAC": [reac]}}
+    cool = {"SPEC_OPT": "TP", **tc_spec, **pc_spec}
     config = base_config(f"generated {reaction.name_en}", cids) | {
         "property_methods": [{"method_name": "PENG-ROB", "is_basis_method": True}],
-        "blocks": [
-            {"name": r, "type": "RStoic"},
-            {"name": e, "type": "Heater"},
-            {"name": f, "type": "Flash2"},
-        ],
-        "streams": [feed, s2, s3, gas, liq],
-        "block_connections": {
-            r: {feed: "F(IN)", s2: "P(OUT)"},
-            e: {s2: "F(IN)", s3: "P(OUT)"},
-            f: {s3: "F(IN)", gas: "V(OUT)", liq: "L(OUT)"},
-        },
-        "stream_data": {feed: data},
-        "blocks_RStoic_data": {
-            r: {"SPEC_DATA": {"SPEC_OPT": "TP", **tr_spec, **pr_spec}, "REAC_DATA": {"REAC": [reac]}}
-        },
-        "blocks_Heater_data": {e: {"SPEC_DATA": {"SPEC_OPT": "TP", **tc_spec, **pc_spec}}},
-        "blocks_Flash2_data": {f: {"SPEC_DATA": {"SPEC_OPT": "TP", **tc_spec, **pc_spec}}},
+        **flowsheet(
+            [
+                Block(r, "RStoic", {feed: "F(IN)", s2: "P(OUT)"}, react),
+                Block(e, "Heater", {s2: "F(IN)", s3: "P(OUT)"}, {"SPEC_DATA": cool}),
+                Block(f, "Flash2", {s3: "F(IN)", gas: "V(OUT)", liq: "L(OUT)"}, {"SPEC_DATA": dict(cool)}),
+            ],
+            {feed: data},
+        ),
     }
     method = tr(lang, "Use the PENG-ROB property method.", "物性方法用 PENG-ROB。")
     requirement = compose(lang, text, method, report_text(targets, lang))

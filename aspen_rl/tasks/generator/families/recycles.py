@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from aspen_rl.tasks.generator.base import (
+    Block,
     Draft,
     UnitStyle,
     block_ref,
@@ -13,6 +14,7 @@ from aspen_rl.tasks.generator.base import (
     family,
     feed_stream,
     flow_target,
+    flowsheet,
     method_text,
     mole_fraction_target,
     mole_fractions,
@@ -22,7 +24,7 @@ from aspen_rl.tasks.generator.base import (
 )
 from aspen_rl.tasks.generator.components import AQUEOUS_PAIRS, HYDROCARBON_PAIRS
 from aspen_rl.tasks.generator.families.single import base_config
-from aspen_rl.tasks.generator.families.trains import MIXER
+from aspen_rl.tasks.generator.families.trains import MIXER, adiabatic_drum
 from aspen_rl.tasks.model import Difficulty
 
 
@@ -70,27 +72,18 @@ def recycle(rng: random.Random, lang: str) -> Draft:
         "返回。"
         f"请收敛循环（撕裂流股 {rec}）。",
     )
+    heat = {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}
+    split = {"FRAC": {prg: {"FRAC_VALUE": purge}}}
     config = base_config("generated flash loop", cids) | {
-        "blocks": [
-            {"name": m, "type": "Mixer"},
-            {"name": h, "type": "Heater"},
-            {"name": f, "type": "Flash2"},
-            {"name": sp, "type": "FSplit"},
-        ],
-        "streams": [fresh, rec, s1, s2, vap, liq, prg],
-        "block_connections": {
-            m: {fresh: "F(IN)", rec: "F(IN)", s1: "P(OUT)"},
-            h: {s1: "F(IN)", s2: "P(OUT)"},
-            f: {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"},
-            sp: {liq: "F(IN)", prg: "P(OUT)", rec: "P(OUT)"},
-        },
-        "stream_data": {fresh: data},
-        "blocks_Mixer_data": {m: MIXER},
-        "blocks_Heater_data": {h: {"SPEC_DATA": {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}}},
-        "blocks_Flash2_data": {
-            f: {"SPEC_DATA": {"SPEC_OPT": "PD", **pres, "DUTY_VALUE": 0, "DUTY_UNITS": "kW"}}
-        },
-        "blocks_FSplit_data": {sp: {"SPEC_DATA": {"FRAC": {prg: {"FRAC_VALUE": purge}}}}},
+        **flowsheet(
+            [
+                Block(m, "Mixer", {fresh: "F(IN)", rec: "F(IN)", s1: "P(OUT)"}, MIXER),
+                Block(h, "Heater", {s1: "F(IN)", s2: "P(OUT)"}, {"SPEC_DATA": heat}),
+                Block(f, "Flash2", {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, adiabatic_drum(pres)),
+                Block(sp, "FSplit", {liq: "F(IN)", prg: "P(OUT)", rec: "P(OUT)"}, {"SPEC_DATA": split}),
+            ],
+            {fresh: data},
+        ),
         "convergence": {
             "conv_options": {"tear_method": "WEGSTEIN", "tol": 1e-07, "weg_maxit": 200},
             "tear_data": [{"tear_stream_name": rec, "tear_stream_tol": 1e-07}],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from aspen_rl.tasks.generator.base import (
+    Block,
     Draft,
     UnitStyle,
     block_ref,
@@ -15,6 +16,7 @@ from aspen_rl.tasks.generator.base import (
     enthalpy_target,
     family,
     feed_stream,
+    flowsheet,
     method_text,
     mole_fraction_target,
     mole_fractions,
@@ -90,13 +92,9 @@ def heater(rng: random.Random, lang: str) -> Draft:
         f"Feed {feed} is {feed_text}. The {ref} {action}; its outlet is {out}.",
         f"进料 {feed}：{feed_text}。{ref}{action}，出口流股为 {out}。",
     )
-    config = base_config("generated heater", cids) | {
-        "blocks": [{"name": block, "type": "Heater"}],
-        "streams": [feed, out],
-        "block_connections": {block: {feed: "F(IN)", out: "P(OUT)"}},
-        "stream_data": {feed: feed_data},
-        "blocks_Heater_data": {block: {"SPEC_DATA": spec}},
-    }
+    config = base_config("generated heater", cids) | flowsheet(
+        [Block(block, "Heater", {feed: "F(IN)", out: "P(OUT)"}, {"SPEC_DATA": spec})], {feed: feed_data}
+    )
     requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
     return Draft(config, targets, requirement, mode, {"flow": flow, "t_in": t_in, "p": p, "xs": xs, **params})
 
@@ -126,13 +124,10 @@ def pump(rng: random.Random, lang: str) -> Draft:
         "efficiency.",
         f"进料 {feed}：{feed_text}。{ref}将其加压到 {p_text}（出口 {out}），效率取默认值。",
     )
-    config = base_config("generated pump", cids) | {
-        "blocks": [{"name": block, "type": "Pump"}],
-        "streams": [feed, out],
-        "block_connections": {block: {feed: "F(IN)", out: "P(OUT)"}},
-        "stream_data": {feed: feed_data},
-        "blocks_Pump_data": {block: {"SPEC_DATA": {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", **pres}}},
-    }
+    lift = {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", **pres}
+    config = base_config("generated pump", cids) | flowsheet(
+        [Block(block, "Pump", {feed: "F(IN)", out: "P(OUT)"}, {"SPEC_DATA": lift})], {feed: feed_data}
+    )
     requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
     return Draft(
         config, targets, requirement, "pres", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
@@ -164,13 +159,9 @@ def compressor(rng: random.Random, lang: str) -> Draft:
         f"气体进料 {feed}：{feed_text}。{ref}按等熵压缩（默认效率）将其压缩到 {p_text}（出口 {out}）。",
     )
     spec = {"MODEL_TYPE": "COMPRESSOR", "TYPE": "ISENTROPIC", "OPT_SPEC": "PRES", **pres}
-    config = base_config("generated compressor", cids) | {
-        "blocks": [{"name": block, "type": "Compr"}],
-        "streams": [feed, out],
-        "block_connections": {block: {feed: "F(IN)", out: "P(OUT)"}},
-        "stream_data": {feed: feed_data},
-        "blocks_Compr_data": {block: {"SPEC_DATA": spec}},
-    }
+    config = base_config("generated compressor", cids) | flowsheet(
+        [Block(block, "Compr", {feed: "F(IN)", out: "P(OUT)"}, {"SPEC_DATA": spec})], {feed: feed_data}
+    )
     requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
     return Draft(
         config, targets, requirement, "pres", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
@@ -199,13 +190,9 @@ def valve(rng: random.Random, lang: str) -> Draft:
         f"液体进料 {feed}：{feed_text}。{ref}将其绝热节流到 {p_text}（出口 {out}）。",
     )
     job = {"MODE": "ADIAB-FLASH", **pres, "FLASH_MAXIT": 30, "FLASH_TOL": 0.0001}
-    config = base_config("generated valve", cids) | {
-        "blocks": [{"name": block, "type": "Valve"}],
-        "streams": [feed, out],
-        "block_connections": {block: {feed: "F(IN)", out: "P(OUT)"}},
-        "stream_data": {feed: feed_data},
-        "blocks_Valve_data": {block: {"JOB_DATA": job}},
-    }
+    config = base_config("generated valve", cids) | flowsheet(
+        [Block(block, "Valve", {feed: "F(IN)", out: "P(OUT)"}, {"JOB_DATA": job})], {feed: feed_data}
+    )
     requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
     draft = Draft(
         config, targets, requirement, "adiabatic", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
@@ -252,13 +239,11 @@ def flash(rng: random.Random, lang: str) -> Draft:
         f"在 {p_text} 下使其汽化 {num_pct(vf)}（汽相分率 {vf:g}），汽相 {vap}，液相 "
         f"{liq}。",
     )
-    config = base_config("generated flash", cids) | {
-        "blocks": [{"name": block, "type": "Flash2"}],
-        "streams": [feed, vap, liq],
-        "block_connections": {block: {feed: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}},
-        "stream_data": {feed: feed_data},
-        "blocks_Flash2_data": {block: {"SPEC_DATA": {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}}},
-    }
+    spec = {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}
+    config = base_config("generated flash", cids) | flowsheet(
+        [Block(block, "Flash2", {feed: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, {"SPEC_DATA": spec})],
+        {feed: feed_data},
+    )
     requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
     return Draft(config, targets, requirement, "pv", {"flow": flow, "t": t_in, "p": p, "vf": vf, "xs": xs})
 

@@ -4,8 +4,10 @@ pump + heater)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from aspen_rl.tasks.generator.base import (
+    Block,
     Draft,
     UnitStyle,
     block_ref,
@@ -16,6 +18,7 @@ from aspen_rl.tasks.generator.base import (
     family,
     feed_stream,
     flow_target,
+    flowsheet,
     method_text,
     mole_fraction_target,
     mole_fractions,
@@ -31,6 +34,11 @@ from aspen_rl.tasks.model import Difficulty
 VARIANTS = ("mixer_heater", "heater_flash", "valve_flash", "compr_cooler", "pump_heater")
 
 MIXER = {"SPEC_DATA": {"PRES_VALUE": 0, "PRES_UNITS": "bar", "MAXIT_VALUE": 30, "TOL_VALUE": 0.0001}}
+
+
+def adiabatic_drum(pres: dict[str, Any]) -> dict[str, Any]:
+    """Flash2 input data: adiabatic (PD, no duty) at the pressure ``pres`` ({PRES_VALUE, PRES_UNITS})."""
+    return {"SPEC_DATA": {"SPEC_OPT": "PD", **pres, "DUTY_VALUE": 0, "DUTY_UNITS": "kW"}}
 
 
 @family("train", Difficulty.MEDIUM, "two units in series: " + ", ".join(VARIANTS))
@@ -74,17 +82,14 @@ def _mixer_heater(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
         f"两股物料混合后加热。{s1}：{a_text}；{s2}：{b_text}。{m_ref}将两股混合为 {s3}，"
         f"{h_ref}在 {p_text} 下将 {s3} 加热到 {t_text}，出口 {s4}。",
     )
-    config = {
-        "blocks": [{"name": mixer, "type": "Mixer"}, {"name": heater, "type": "Heater"}],
-        "streams": [s1, s2, s3, s4],
-        "block_connections": {
-            mixer: {s1: "F(IN)", s2: "F(IN)", s3: "P(OUT)"},
-            heater: {s3: "F(IN)", s4: "P(OUT)"},
-        },
-        "stream_data": {s1: a, s2: b},
-        "blocks_Mixer_data": {mixer: MIXER},
-        "blocks_Heater_data": {heater: {"SPEC_DATA": {"SPEC_OPT": "TP", **temp, **pres}}},
-    }
+    heat = {"SPEC_OPT": "TP", **temp, **pres}
+    config = flowsheet(
+        [
+            Block(mixer, "Mixer", {s1: "F(IN)", s2: "F(IN)", s3: "P(OUT)"}, MIXER),
+            Block(heater, "Heater", {s3: "F(IN)", s4: "P(OUT)"}, {"SPEC_DATA": heat}),
+        ],
+        {s1: a, s2: b},
+    )
     params = {"f": (f1, f2), "t": (t1, t2, t_out), "p": p, "x": (x1[0], x2[0])}
     return _finish("mixer_heater", cids, text, targets, config, params, lang)
 
@@ -111,19 +116,14 @@ def _heater_flash(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
         f"进料 {feed}：{feed_text}。{h_ref}在 {p_text} 下将其加热到汽相分率 {vf:g}（流股 {s2}）；"
         f"{f_ref}绝热操作（热负荷 0，{p_text}）将 {s2} 分为汽相 {vap} 和液相 {liq}。",
     )
-    config = {
-        "blocks": [{"name": heater, "type": "Heater"}, {"name": drum, "type": "Flash2"}],
-        "streams": [feed, s2, vap, liq],
-        "block_connections": {
-            heater: {feed: "F(IN)", s2: "P(OUT)"},
-            drum: {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"},
-        },
-        "stream_data": {feed: data},
-        "blocks_Heater_data": {heater: {"SPEC_DATA": {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}}},
-        "blocks_Flash2_data": {
-            drum: {"SPEC_DATA": {"SPEC_OPT": "PD", **pres, "DUTY_VALUE": 0, "DUTY_UNITS": "kW"}}
-        },
-    }
+    heat = {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}
+    config = flowsheet(
+        [
+            Block(heater, "Heater", {feed: "F(IN)", s2: "P(OUT)"}, {"SPEC_DATA": heat}),
+            Block(drum, "Flash2", {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, adiabatic_drum(pres)),
+        ],
+        {feed: data},
+    )
     params = {"f": flow, "t": t_in, "p": p, "vf": vf, "x": xs[0]}
     return _finish("heater_flash", cids, text, targets, config, params, lang)
 
@@ -153,21 +153,14 @@ def _valve_flash(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
         f"{s2}，"
         f"汽相 {vap}，液相 {liq}。",
     )
-    config = {
-        "blocks": [{"name": valve, "type": "Valve"}, {"name": drum, "type": "Flash2"}],
-        "streams": [feed, s2, vap, liq],
-        "block_connections": {
-            valve: {feed: "F(IN)", s2: "P(OUT)"},
-            drum: {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"},
-        },
-        "stream_data": {feed: data},
-        "blocks_Valve_data": {
-            valve: {"JOB_DATA": {"MODE": "ADIAB-FLASH", **p_out_spec, "FLASH_MAXIT": 30, "FLASH_TOL": 0.0001}}
-        },
-        "blocks_Flash2_data": {
-            drum: {"SPEC_DATA": {"SPEC_OPT": "PD", **pres, "DUTY_VALUE": 0, "DUTY_UNITS": "kW"}}
-        },
-    }
+    job = {"MODE": "ADIAB-FLASH", **p_out_spec, "FLASH_MAXIT": 30, "FLASH_TOL": 0.0001}
+    config = flowsheet(
+        [
+            Block(valve, "Valve", {feed: "F(IN)", s2: "P(OUT)"}, {"JOB_DATA": job}),
+            Block(drum, "Flash2", {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, adiabatic_drum(pres)),
+        ],
+        {feed: data},
+    )
     params = {"f": flow, "t": t_in, "p": (p_in, p_out), "x": xs[0]}
     draft = _finish("valve_flash", cids, text, targets, config, params, lang)
     draft.bounds.append(("Stream Summary", "Molar Vapor Fraction", s2, 0.02, 0.98))
@@ -201,18 +194,15 @@ def _compr_cooler(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
         f"气体 {feed}：{feed_text}。{k_ref}（等熵，默认效率）将其压缩到 {p_text}（流股 {hot}），"
         f"{c_ref}在 {p_text} 下将 {hot} 冷却到 {t_text}（流股 {cold}）。",
     )
-    config = {
-        "blocks": [{"name": comp, "type": "Compr"}, {"name": cooler, "type": "Heater"}],
-        "streams": [feed, hot, cold],
-        "block_connections": {comp: {feed: "F(IN)", hot: "P(OUT)"}, cooler: {hot: "F(IN)", cold: "P(OUT)"}},
-        "stream_data": {feed: data},
-        "blocks_Compr_data": {
-            comp: {
-                "SPEC_DATA": {"MODEL_TYPE": "COMPRESSOR", "TYPE": "ISENTROPIC", "OPT_SPEC": "PRES", **pres}
-            }
-        },
-        "blocks_Heater_data": {cooler: {"SPEC_DATA": {"SPEC_OPT": "TP", **temp, **pres}}},
-    }
+    compress = {"MODEL_TYPE": "COMPRESSOR", "TYPE": "ISENTROPIC", "OPT_SPEC": "PRES", **pres}
+    cool = {"SPEC_OPT": "TP", **temp, **pres}
+    config = flowsheet(
+        [
+            Block(comp, "Compr", {feed: "F(IN)", hot: "P(OUT)"}, {"SPEC_DATA": compress}),
+            Block(cooler, "Heater", {hot: "F(IN)", cold: "P(OUT)"}, {"SPEC_DATA": cool}),
+        ],
+        {feed: data},
+    )
     params = {"f": flow, "t": (t_in, t_out), "p": (p_in, p_out), "x": tuple(xs)}
     return _finish("compr_cooler", cids, text, targets, config, params, lang)
 
@@ -244,13 +234,14 @@ def _pump_heater(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
         f"液体 {feed}：{feed_text}。{p_ref}将其加压到 {p_text}（流股 {hp}），{h_ref}在 {p_text} 下将 {hp} "
         f"加热到 {t_text}（流股 {hot}）。",
     )
-    config = {
-        "blocks": [{"name": pump, "type": "Pump"}, {"name": heater, "type": "Heater"}],
-        "streams": [feed, hp, hot],
-        "block_connections": {pump: {feed: "F(IN)", hp: "P(OUT)"}, heater: {hp: "F(IN)", hot: "P(OUT)"}},
-        "stream_data": {feed: data},
-        "blocks_Pump_data": {pump: {"SPEC_DATA": {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", **pres}}},
-        "blocks_Heater_data": {heater: {"SPEC_DATA": {"SPEC_OPT": "TP", **temp, **pres}}},
-    }
+    lift = {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", **pres}
+    heat = {"SPEC_OPT": "TP", **temp, **pres}
+    config = flowsheet(
+        [
+            Block(pump, "Pump", {feed: "F(IN)", hp: "P(OUT)"}, {"SPEC_DATA": lift}),
+            Block(heater, "Heater", {hp: "F(IN)", hot: "P(OUT)"}, {"SPEC_DATA": heat}),
+        ],
+        {feed: data},
+    )
     params = {"f": flow, "t": (t_in, t_out), "p": (p_in, p_out), "x": tuple(xs)}
     return _finish("pump_heater", cids, text, targets, config, params, lang)
