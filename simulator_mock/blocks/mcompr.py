@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import numpy as np
-
 from simulator_mock.blocks.base import Block, Cardinality
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError, UnsupportedOptionError
-from simulator_mock.property_package import PhaseState
 from simulator_mock.result_sheet import (
     GRAVITY,
     LENGTH,
@@ -29,7 +26,7 @@ from simulator_mock.schema_fields import (
     string,
     units,
 )
-from simulator_mock.streams import Stream
+from simulator_mock.streams import Stream, phase_stream
 from simulator_mock.units import from_si, to_si
 
 #: Aspen's defaults where the config gives no value (COMPR-SPECS SEFF, MEFF)
@@ -370,8 +367,8 @@ class MCompr(Block):
         n = current.flows.size
         return (
             cooled,
-            _phase_stream(f"stage{k + 1}-gas", vapor, V, bulk, n),
-            _phase_stream(knockout, liquid, total - V, bulk, n),
+            phase_stream(f"stage{k + 1}-gas", vapor, V, bulk, n),
+            phase_stream(knockout, liquid, total - V, bulk, n),
         )
 
     def primary_outlet(self, outlets: dict[str, Stream]) -> Stream | None:
@@ -527,9 +524,3 @@ class MCompr(Block):
             rows.add(f"QCALC_{k}", c["duty_kW"], POWER)
             rows.add(f"B_VFRAC_{k}", c["vapor_fraction"])
 
-
-def _phase_stream(name: str, phase: PhaseState | None, flow: float, bulk: PhaseState, n: int) -> Stream:
-    """One phase of a drum's equilibrium ``bulk`` as a stream (empty when the phase is absent)."""
-    if phase is None or flow <= 0.0:
-        return Stream(name, np.zeros(n), bulk.T, bulk.P, None)
-    return Stream(name, flow * phase.zs, phase.T, phase.P, phase)
