@@ -523,4 +523,3 @@ class MCompr(Block):
             rows.add(f"COOL_PRES_{k}", c["pressure_bar"], PRESSURE)
             rows.add(f"QCALC_{k}", c["duty_kW"], POWER)
             rows.add(f"B_VFRAC_{k}", c["vapor_fraction"])
-
