@@ -166,6 +166,35 @@ def _validator(part: str) -> Draft7Validator:
     return Draft7Validator(section_schema(part))
 
 
+#: Deepest nesting of arrays and objects a request body may have (a config needs about 6).
+MAX_NESTING = 200
+
+
+def _too_deep(body: bytes) -> bool:
+    """True when arrays and objects nest deeper than :data:`MAX_NESTING` outside strings. Checked before
+    ``json.loads``, whose recursion would otherwise run out of stack on a thread with little of it left."""
+    if body.count(b"[") + body.count(b"{") <= MAX_NESTING:
+        return False
+    depth, in_string, escaped = 0, False, False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > MAX_NESTING:
+                return True
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return False
+
+
 def parse_body(body: bytes) -> dict[str, Any]:
     """Decode a request body into a config dict.
 
@@ -173,6 +202,8 @@ def parse_body(body: bytes) -> dict[str, Any]:
         MalformedRequestError: not UTF-8 JSON, or not a JSON object.
         InvalidNumberError: NaN or an infinite number anywhere in it.
     """
+    if _too_deep(body):
+        raise MalformedRequestError("request body is nested too deeply")
     try:
         config = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
