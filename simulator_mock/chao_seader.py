@@ -64,6 +64,17 @@ DATABASE_TR_MAX = 0.65
 _T25 = 298.15
 #: Relative step of the finite differences of ln nu in T and P.
 _STEP = 1e-6
+#: Upper end of the reduced temperatures the correlation was fitted to; beyond it its acentric-factor term
+#: is held at its value here (see :meth:`ChaoSeaderLiquid._ln_nus`).
+TR_FITTED_MAX = 1.3
+#: Gibbs energy [J/mol] given to a Redlich-Kwong phase on a liquid-like root: never the stable vapour.
+_NOT_A_VAPOUR = 1e100
+_R = 8.314462618
+
+
+def _log10_nu1(Tr: float, Pr: float) -> float:
+    """Chao and Seader's acentric-factor term of log10 nu."""
+    return -4.23893 + 8.65808 * Tr - 1.22060 / Tr - 3.15224 * Tr**3 - 0.025 * (Pr - 0.6)
 
 
 def regular_solution_parameters(
@@ -111,8 +122,18 @@ class ChaoSeaderLiquid(CpLiquid):
         new.chao_seader = self.chao_seader
 
     def _ln_nus(self, T: float, P: float) -> list[float]:
-        nus = self.chao_seader.to_TP_zs(T=T, P=P, zs=self.zs).nus()
-        return [math.log(nu) for nu in nus]
+        """ln nu of every component. Beyond Tr 1.3 the acentric-factor term (its -3.15 Tr^3) is held at its
+        Tr = 1.3 value: extrapolated, it drops n-hexane's nu 100-fold from Tr 1.3 to 2, and a hydrogen /
+        hydrocarbon gas at 100 bar would condense on heating."""
+        cs = self.chao_seader
+        ln_nus = [math.log(nu) for nu in cs.to_TP_zs(T=T, P=P, zs=self.zs).nus()]
+        for i, regular in enumerate(cs.regular):
+            Tr = T / cs._Tcs[i]
+            if regular and Tr > TR_FITTED_MAX:
+                Pr = P / cs._Pcs[i]
+                shift = _log10_nu1(TR_FITTED_MAX, Pr) - _log10_nu1(Tr, Pr)
+                ln_nus[i] += cs._omegas[i] * math.log(10.0) * shift
+        return ln_nus
 
     def lnphis(self) -> list[float]:
         try:
@@ -166,6 +187,15 @@ class ChaoSeaderLiquid(CpLiquid):
         self._lk = self._departures_at(self.T, self.P)
         return self._lk
 
+    def G_dep(self) -> float:
+        """Residual Gibbs energy from the fugacity model, R T sum x ln phi, so that every Gibbs-energy
+        comparison thermo makes between phases (which phase a pure component or a feed is) agrees with
+        the K-values; the enthalpy and entropy stay Lee-Kesler's, as in Aspen's K-value methods."""
+        return _R * self.T * float(np.dot(self.zs, self.lnphis()))
+
+    def G(self) -> float:
+        return float(self.H_ideal_gas()) - self.T * float(self.S_ideal_gas()) + self.G_dep()
+
     def H_dep(self) -> float:
         return self._departures()[0]
 
@@ -202,7 +232,7 @@ class ChaoSeaderLiquid(CpLiquid):
         T, P = self.T, self.P
         h = P * _STEP * 10.0
         slope = (self._departures_at(T, P + h)[1] - self._departures_at(T, P - h)[1]) / (2.0 * h)
-        return slope - 8.314462618 / P  # the ideal gas's -R/P
+        return slope - _R / P  # the ideal gas's -R/P
 
     dS_dP_T = dS_dP
 
@@ -217,18 +247,28 @@ class RedlichKwongVapour(CEOSGas):
 
     force_phase = "g"
 
+    def vapour_like(self) -> bool:
+        """True on a vapour root, or above the phase's pseudo-critical temperature (Kay's rule): a
+        liquid-like root below it is the equation's liquid, which CHAO-SEA takes from Chao-Seader."""
+        pseudo_critical = float(np.dot(self.zs, self.eos_mix.Tcs))
+        return bool(self.eos_mix.phase != "l" or pseudo_critical <= self.T)
+
+    def G(self) -> float:
+        return float(super().G()) if self.vapour_like() else _NOT_A_VAPOUR
+
+    def G_dep(self) -> float:
+        return float(super().G_dep()) if self.vapour_like() else _NOT_A_VAPOUR
+
 
 class ChaoSeaderFlash(FlashVL):
     """thermo's vapour-liquid flasher, choosing which single phase to test for stability from the K-value
     model itself.
 
-    thermo tests the feed as whichever phase model gives it the lower Gibbs energy, from each phase's
-    caloric departures. CHAO-SEA is a K-value method: its phase equilibrium comes from the fugacity
-    coefficients alone (Chao-Seader with Scatchard-Hildebrand against Redlich-Kwong), while its enthalpy and
-    entropy are Lee-Kesler's, so the two Gibbs energies do not compare (a 50/50 water/n-hexane feed at
-    70 C and 1 atm came out all liquid). Here the feed is tested as the phase with the lower
-    ``sum z (ln z + ln phi)``; and where the Redlich-Kwong mixture of the feed has only its liquid-like root
-    (a heavy feed at high pressure), always as the liquid.
+    CHAO-SEA is a K-value method: its phase equilibrium comes from the fugacity coefficients alone
+    (Chao-Seader with Scatchard-Hildebrand against Redlich-Kwong). The feed is tested as the phase with the
+    lower ``sum z (ln z + ln phi)``, and as the liquid where the Redlich-Kwong phase of the feed is not a
+    vapour (a liquid-like root below the pseudo-critical temperature: a heavy feed at high pressure); a
+    two-phase answer whose "vapour" is such a root is the single liquid.
     """
 
     def flash_TP_stability_test(
@@ -246,8 +286,26 @@ class ChaoSeaderFlash(FlashVL):
             gas, liquid = self.phases_at_TP_binary(T, P, zs, liquid, gas)
         z = np.asarray(zs)
         g_liquid = float(np.dot(z, liquid.lnphis()))
-        g_gas = float(np.dot(z, gas.lnphis())) if gas.eos_mix.phase != "l" else math.inf
+        g_gas = float(np.dot(z, gas.lnphis())) if gas.vapour_like() else math.inf
         min_phase, other_phase = (liquid, gas) if g_liquid <= g_gas else (gas, liquid)
+        result = self._stability_and_split(T, P, zs, liquid, gas, min_phase, other_phase, LL)
+        found_gas = result[0]
+        if found_gas is not None and result[1] and not found_gas.vapour_like():
+            # a "vapour" on the equation's liquid-like root is a liquid: the feed stays one liquid
+            return None, [liquid], [], [1.0], {"iterations": 0, "err": 0.0, "stab_info": None}
+        return result
+
+    def _stability_and_split(
+        self,
+        T: float,
+        P: float,
+        zs: list[float],
+        liquid: Any,
+        gas: Any,
+        min_phase: Any,
+        other_phase: Any,
+        LL: bool,
+    ) -> Any:
         stable, found = self.stability_test_Michelsen(
             T,
             P,

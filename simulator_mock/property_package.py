@@ -630,7 +630,7 @@ class PropertyPackage:
             if beyond is not None:
                 raise beyond from None
             described = ", ".join(f"{k}={_fmt(k, v)}" for k, v in spec.items())
-            raise FlashError(f"{where}: flash at {described} failed ({type(exc).__name__}: {exc})") from None
+            raise FlashError(f"{where}: flash at {described} failed ({_failure_reason(exc, spec)})") from None
         _check_bounds(where, {"T": state.T, "P": state.P}, computed=True)
         return state, vapor, liquids
 
@@ -940,6 +940,30 @@ def _peneloux_c(Tc: float, Pc: float, omega: float) -> float:
     the Yamada-Gunn (1973) correlation Z_RA = 0.29056 - 0.08775 omega."""
     R = 8.314462618
     return 0.40768 * (0.29441 - (0.29056 - 0.08775 * omega)) * R * Tc / Pc
+
+
+#: Python errors raised from inside thermo's solvers: their text names thermo's variables, not the problem.
+_SOLVER_INTERNALS = (
+    UnboundLocalError,
+    ZeroDivisionError,
+    OverflowError,
+    AttributeError,
+    TypeError,
+    IndexError,
+)
+
+
+def _failure_reason(exc: Exception, spec: dict[str, float]) -> str:
+    """Why a flash failed, in words a user can act on (thermo's own message when it is one)."""
+    if not isinstance(exc, _SOLVER_INTERNALS):
+        return f"{type(exc).__name__}: {exc}"
+    if "VF" in spec:
+        return (
+            "no such saturation point was found: the mixture may have none at this condition (a dissolved "
+            "light gas beyond its solubility, a point above the critical); specify temperature and pressure "
+            "instead"
+        )
+    return "the property model's solver found no solution at this condition"
 
 
 def _fmt(key: str, value: float) -> str:
