@@ -12,7 +12,14 @@ import pytest
 from aspen_rl.simulator import SimulatorClient
 from aspen_rl.tasks import load_split, load_tasks
 from aspen_rl.tasks.__main__ import main as tasks_cli
-from aspen_rl.tasks.generator import FAMILIES, family_of, generate_tasks, holdout_key, language_of
+from aspen_rl.tasks.generator import (
+    FAMILIES,
+    SHIPPED_FAMILIES,
+    family_of,
+    generate_tasks,
+    holdout_key,
+    language_of,
+)
 from aspen_rl.tasks.generator.build import task_key
 from aspen_rl.tasks.generator.demos import record_demos
 from aspen_rl.tasks.regenerate import in_process_client
@@ -52,12 +59,23 @@ async def test_same_seed_same_tasks_other_seed_other_tasks(
 async def test_shipped_sets_are_what_the_documented_commands_generate(
     mock_client: SimulatorClient, shipped: dict[str, list], held_out: list
 ) -> None:
-    """The first round of families of each shipped set, regenerated with the README's seeds."""
-    n = len(FAMILIES)
-    train = await generate_tasks(n, mock_client, seed=1, held_out=held_out, prefix="gen-train")
+    """The first round of families of each shipped set, regenerated with the README's seeds and families."""
+    readme = (GENERATED / "README.md").read_text(encoding="utf-8")
+    named = re.findall(r"generate --n \d+ --families (\S+) ", readme)
+    assert named == [",".join(SHIPPED_FAMILIES)] * 2  # the documented commands name exactly these
+    n = len(SHIPPED_FAMILIES)
+    train = await generate_tasks(
+        n, mock_client, families=SHIPPED_FAMILIES, seed=1, held_out=held_out, prefix="gen-train"
+    )
     assert [t.model_dump() for t in train] == [t.model_dump() for t in shipped["train"][:n]]
     evals = await generate_tasks(
-        n, mock_client, seed=2, held_out=held_out, exclude=shipped["train"], prefix="gen-eval"
+        n,
+        mock_client,
+        families=SHIPPED_FAMILIES,
+        seed=2,
+        held_out=held_out,
+        exclude=shipped["train"],
+        prefix="gen-eval",
     )
     assert [t.model_dump() for t in evals] == [t.model_dump() for t in shipped["eval"][:n]]
 
@@ -66,9 +84,9 @@ def test_sizes_families_difficulty_and_languages_are_balanced(shipped: dict[str,
     assert (len(shipped["train"]), len(shipped["eval"])) == (300, 500)
     for tasks in shipped.values():
         per_family = Counter(family_of(t) for t in tasks)
-        assert set(per_family) == set(FAMILIES)
+        assert list(per_family) == list(SHIPPED_FAMILIES)
         assert max(per_family.values()) - min(per_family.values()) <= 1
-        for name in FAMILIES:
+        for name in SHIPPED_FAMILIES:
             langs = Counter(language_of(t) for t in tasks if family_of(t) == name)
             assert abs(langs["en"] - langs["zh"]) <= 1, (name, langs)
             assert {t.difficulty for t in tasks if family_of(t) == name} == {FAMILIES[name].difficulty}
@@ -104,7 +122,7 @@ def test_requirements_name_blocks_streams_and_block_types(shipped: dict[str, lis
 async def test_a_sample_of_reference_solutions_scores_one(
     mock_client: SimulatorClient, shipped: dict[str, list]
 ) -> None:
-    sample = [t for tasks in shipped.values() for t in tasks[: 2 * len(FAMILIES)]]
+    sample = [t for tasks in shipped.values() for t in tasks[: 2 * len(SHIPPED_FAMILIES)]]
     kept, dropped = await record_demos(sample, mock_client)
     assert dropped == [] and len(kept) == len(sample)
     first = kept[0]
@@ -119,10 +137,18 @@ async def test_shipped_sets_regenerate_whole_with_the_documented_commands(
     """All 800 tasks, not only the first round: a change to the tiers' val/test tasks (the hold-out) or to a
     family's draws shows up here, and the sets are then regenerated with data/generated/README.md's
     commands."""
-    train = await generate_tasks(300, mock_client, seed=1, held_out=held_out, prefix="gen-train")
+    train = await generate_tasks(
+        300, mock_client, families=SHIPPED_FAMILIES, seed=1, held_out=held_out, prefix="gen-train"
+    )
     assert [t.model_dump() for t in train] == [t.model_dump() for t in shipped["train"]]
     evals = await generate_tasks(
-        500, mock_client, seed=2, held_out=held_out, exclude=shipped["train"], prefix="gen-eval"
+        500,
+        mock_client,
+        families=SHIPPED_FAMILIES,
+        seed=2,
+        held_out=held_out,
+        exclude=shipped["train"],
+        prefix="gen-eval",
     )
     assert [t.model_dump() for t in evals] == [t.model_dump() for t in shipped["eval"]]
 

@@ -23,7 +23,7 @@ from aspen_rl.algorithms.sft.evaluate import first_call_accuracy, is_correct_fir
 from aspen_rl.algorithms.sft.tiny import train_chat_tokenizer, transcript_texts
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
 from aspen_rl.tasks import load_tasks, save_tasks
-from aspen_rl.tasks.generator import FAMILIES, family_of
+from aspen_rl.tasks.generator import SHIPPED_FAMILIES, family_of
 from aspen_rl.tasks.generator.demos import record_demos
 from aspen_rl.tasks.regenerate import in_process_client
 
@@ -77,7 +77,7 @@ async def test_rows_train_exactly_the_assistant_turns() -> None:
 def _held_out(per_family: int) -> list:
     tasks = load_tasks(GENERATED / "eval.jsonl")
     chosen = []
-    for name in FAMILIES:
+    for name in SHIPPED_FAMILIES:
         chosen.extend([t for t in tasks if family_of(t) == name][:per_family])
     return chosen
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aspen_rl.tasks.generator.base import FAMILIES, Draft, Family, TargetSpec, family
 from aspen_rl.tasks.generator.build import (
+    SHIPPED_FAMILIES,
     GenerationError,
     GenerationStats,
     family_of,
@@ -14,6 +15,7 @@ from aspen_rl.tasks.generator.build import (
 
 __all__ = [
     "FAMILIES",
+    "SHIPPED_FAMILIES",
     "Draft",
     "Family",
     "GenerationError",
