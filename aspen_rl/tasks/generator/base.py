@@ -246,6 +246,26 @@ def feed_stream(
     return text, data
 
 
+def component_flow_feed(
+    flows: dict[str, float], t_c: float, p_bar: float, style: UnitStyle, language: str
+) -> tuple[str, dict[str, Any]]:
+    """(description, TP stream_data entry) of a feed given by component molar flows (kmol/h), each written
+    in ``style``'s flow unit."""
+    flow: dict[str, Any] = {"FLOWBASE": "MOLE", "TOTFLOW_UNITS": "kmol/hr", "BASIS": "MOLE-FLOW"}
+    parts = []
+    for cid, kmol_h in flows.items():
+        text, value = style.flow_of(kmol_h)
+        flow[cid] = {"FLOW_VALUE": value, "FLOW_UNITS": "kmol/hr", "FLOW_BASIS": "MOLE-FLOW"}
+        parts.append(tr(language, f"{text} {COMPONENTS[cid].en}", f"{COMPONENTS[cid].zh} {text}"))
+    flow["TOTFLOW_VALUE"] = sig(sum(flow[cid]["FLOW_VALUE"] for cid in flows))
+    t_text, temperature = style.temperature_of(t_c)
+    p_text, pressure = style.pressure_of(p_bar)
+    listed = f"{', '.join(parts[:-1])} and {parts[-1]}" if len(parts) > 1 else parts[0]
+    text = tr(language, f"{listed}, at {t_text} and {p_text}", f"{'、'.join(parts)}，{t_text}、{p_text}")
+    data = {"MIXED_SPEC": "TP", "temperature": temperature, "pressure": pressure, "flow": flow}
+    return text, data
+
+
 def mole_fractions(rng: random.Random, n: int) -> list[float]:
     """``n`` mole fractions on a 0.05 grid, each at least 0.1, summing to 1."""
     if n == 1:
@@ -363,6 +383,22 @@ def mole_fraction_target(stream: str, cid: str) -> TargetSpec:
         abs_tol=0.01,
         en=f"{c.en} mole fraction in {stream}",
         zh=f"{stream} 中{c.zh}的摩尔分率",
+    )
+
+
+def component_flow_target(stream: str, cid: str, *, rel: float = 0.03, abs_tol: float = 0.05) -> TargetSpec:
+    """The molar flow of ``cid`` in ``stream`` (kmol/hr)."""
+    c = COMPONENTS[cid]
+    return TargetSpec(
+        f"{stream} {c.en} flow",
+        "Stream Summary",
+        f"Mole Flows/{cid}",
+        stream,
+        "kmol/hr",
+        abs_tol=abs_tol,
+        rel_tol=rel,
+        en=f"{c.en} molar flow in {stream} (kmol/h)",
+        zh=f"{stream} 中{c.zh}的摩尔流量 (kmol/h)",
     )
 
 

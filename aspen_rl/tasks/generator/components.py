@@ -54,6 +54,13 @@ _TABLE = (
     Component("H2", "H2", "1333-74-0", "HYDROGEN", "hydrogen", "氢气"),
     Component("CO", "CO", "630-08-0", "CARBON-MONOXIDE", "carbon monoxide", "一氧化碳"),
     Component("ETHYLENE", "C2H4", "74-85-1", "ETHYLENE", "ethylene", "乙烯"),
+    # used only by the opt-in families (decanter, cstr)
+    Component("BUOH", "C4H10O-1", "71-36-3", "1-BUTANOL", "n-butanol", "正丁醇"),
+    Component("ETOAC", "C4H8O2-3", "141-78-6", "ETHYL-ACETATE", "ethyl acetate", "乙酸乙酯"),
+    Component("EO", "C2H4O-1", "75-21-8", "ETHYLENE-OXIDE", "ethylene oxide", "环氧乙烷"),
+    Component("EG", "C2H6O2", "107-21-1", "ETHYLENE-GLYCOL", "ethylene glycol", "乙二醇"),
+    Component("PO", "C3H6O-4", "75-56-9", "1,2-PROPYLENE-OXIDE", "propylene oxide", "环氧丙烷"),
+    Component("PG", "C3H8O2-1", "57-55-6", "1,2-PROPANEDIOL", "propylene glycol", "丙二醇"),
 )
 
 COMPONENTS: dict[str, Component] = {c.cid: c for c in _TABLE}
@@ -97,6 +104,24 @@ GASES: tuple[tuple[str, ...], ...] = (
     ("METHANE", "PROPANE"),
 )
 """Gas mixtures for compressors, modelled with PENG-ROB."""
+
+H2_SEPARATOR_HEAVY: tuple[str, ...] = ("NPENTANE", "NHEXANE", "NHEPTANE", "BENZENE", "TOLUENE")
+"""Hydrocarbons that condense in a hydrotreater's high-pressure separator (one is always in its feed)."""
+
+H2_SEPARATOR_LIGHT: tuple[str, ...] = ("METHANE", "ETHANE", "PROPANE", "NBUTANE")
+"""Light ends that may come along; with the heavy ones, the only hydrocarbons CHAO-SEA is drawn with (it
+refuses N2, CO, CO2 and other non-hydrocarbons besides H2)."""
+
+DECANTER_ORGANICS: dict[str, tuple[str, ...]] = {
+    "BUOH": ("NRTL", "UNIFAC"),
+    "BENZENE": ("NRTL", "UNIFAC"),
+    "TOLUENE": ("UNIFAC",),
+    "NHEXANE": ("UNIFAC",),
+    "ETOAC": ("UNIFAC",),
+}
+"""Organics partly miscible with water and the methods the mock splits them with physically: with NRTL,
+toluene and n-hexane come out with ~40 mol% organic in the water-rich phase and ethyl acetate with ~50 mol%
+water in the organic phase (checked on the mock), so those are drawn with UNIFAC only."""
 
 PURE_LIQUIDS: tuple[str, ...] = ("WATER", "MEOH", "ETHANOL", "BENZENE", "TOLUENE", "NHEXANE", "ACETONE")
 """Single liquids for pumps and heaters."""

@@ -4,4 +4,7 @@ from __future__ import annotations
 
 from aspen_rl.tasks.generator.families import columns, reactors, recycles, single, trains
 
-__all__ = ["columns", "reactors", "recycles", "single", "trains"]
+# registered after the shipped families, so FAMILIES keeps their order; opt-in (not in SHIPPED_FAMILIES)
+from aspen_rl.tasks.generator.families import separators  # isort: skip
+
+__all__ = ["columns", "reactors", "recycles", "separators", "single", "trains"]
