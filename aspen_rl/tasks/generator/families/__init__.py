@@ -5,6 +5,6 @@ from __future__ import annotations
 from aspen_rl.tasks.generator.families import columns, reactors, recycles, single, trains
 
 # registered after the shipped families, so FAMILIES keeps their order; opt-in (not in SHIPPED_FAMILIES)
-from aspen_rl.tasks.generator.families import separators  # isort: skip
+from aspen_rl.tasks.generator.families import separators, cstr  # isort: skip
 
-__all__ = ["columns", "reactors", "recycles", "separators", "single", "trains"]
+__all__ = ["columns", "cstr", "reactors", "recycles", "separators", "single", "trains"]
