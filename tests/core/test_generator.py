@@ -174,3 +174,41 @@ def test_cli_generate_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert tasks_cli(["stats", str(out)]) == 0
     assert "| heater | 2 | 2 | 0 | 0 | 1 | 1 |" in capsys.readouterr().out
     assert tasks_cli(["generate", "--n", "1", "--families", "nope", "--out", str(out)]) == 2
+
+
+NEW_FAMILIES = ("h2_separator", "cstr", "decanter")
+
+
+async def test_opt_in_families_draw_verified_tasks_whose_reference_solutions_score_one(
+    mock_client: SimulatorClient, held_out: list
+) -> None:
+    """The families added after the shipped sets: registered after them, not in SHIPPED_FAMILIES, and each
+    draw runs, stays off the val/test combinations and is solved (1.0) by its reference solution."""
+    assert list(FAMILIES)[: len(SHIPPED_FAMILIES)] == list(SHIPPED_FAMILIES)
+    assert set(NEW_FAMILIES) <= set(FAMILIES) and not set(NEW_FAMILIES) & set(SHIPPED_FAMILIES)
+    tasks = await generate_tasks(
+        2 * len(NEW_FAMILIES), mock_client, families=NEW_FAMILIES, seed=5, held_out=held_out
+    )
+    assert [family_of(t) for t in tasks] == list(NEW_FAMILIES) * 2
+    assert [language_of(t) for t in tasks] == ["en"] * 3 + ["zh"] * 3
+    blocked = {holdout_key(t.reference_config) for t in held_out}
+    types = {
+        "h2_separator": ["Flash2", "Heater"],
+        "cstr": ["RCSTR"],
+        "decanter": ["Decanter"],
+    }
+    for task in tasks:
+        config = task.reference_config
+        assert holdout_key(config) not in blocked
+        assert sorted({b["type"] for b in config["blocks"]}) == types[family_of(task)]
+        for block in config["blocks"]:
+            assert block["type"] in task.user_requirement and block["name"] in task.user_requirement
+        for target in task.expected_output:
+            owner = target.column if target.column else target.sheet.removesuffix("_result")
+            assert owner in task.user_requirement, (task.task_id, owner)
+        method = config["property_methods"][0]["method_name"]
+        assert method in task.user_requirement
+        if family_of(task) == "h2_separator":
+            assert method == "CHAO-SEA" and "H2" in {c["cid"] for c in config["components"]}
+    kept, dropped = await record_demos(tasks, mock_client)
+    assert dropped == [] and len(kept) == len(tasks)
