@@ -253,6 +253,8 @@ class PropertyPackage:
             needs["acentric factor"] = list(c.omegas)
         else:
             needs["vapor pressure"] = [obj.method for obj in p.VaporPressures]
+        if METHODS[self.method][0] == "UNIFAC" and len(self.CASs) > 1:
+            needs["UNIFAC group assignment"] = [groups or None for groups in c.UNIFAC_groups]
         for what, values in needs.items():
             for name, value in zip(self.names, values, strict=True):
                 if value is None:

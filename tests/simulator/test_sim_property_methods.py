@@ -88,3 +88,13 @@ def test_van_laar_binary_form() -> None:
     expected = np.exp(A12 * (A21 * (1 - x1) / (A12 * x1 + A21 * (1 - x1))) ** 2)
     assert model.gammas()[0] == pytest.approx(expected, rel=1e-9)
     assert model.to_T_xs(T, [1e-12, 1 - 1e-12]).gammas()[0] == pytest.approx(np.e, rel=1e-6)
+
+
+def test_unifac_refuses_a_component_without_groups_naming_it() -> None:
+    # ethylene oxide has no group assignment in the original UNIFAC tables the database carries; thermo
+    # would divide by zero building the model
+    from simulator_mock.errors import ComponentDataError
+
+    with pytest.raises(ComponentDataError, match=r"oxirane.*UNIFAC group assignment"):
+        get_property_package(("75-21-8", "7732-18-5"), "UNIFAC")
+    assert get_property_package(("75-21-8",), "UNIFAC").method == "UNIFAC"  # alone it needs no groups
