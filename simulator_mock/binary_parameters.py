@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,14 @@ from scipy.optimize import least_squares
 
 #: Non-randomness of estimated pairs (Aspen's default for estimated NRTL pairs).
 ALPHA = 0.3
+#: Non-randomness of an estimated pair that UNIFAC splits into two liquids at 25 C: Renon and Prausnitz's
+#: (1968) value for partially miscible systems. With 0.3 and the large taus such pairs need, NRTL predicts
+#: a spurious water-rich liquid holding 43 mol % toluene (water/toluene, 25 C); with 0.2, 3e-5 (measured:
+#: 1e-4).
+ALPHA_IMMISCIBLE = 0.2
+#: Temperature of that miscibility test [K], and how far apart UNIFAC's two liquids must be (mole fraction).
+_SPLIT_T = 298.15
+IMMISCIBLE_GAP = 0.5
 #: Dilution used for "infinite dilution" activity coefficients.
 DILUTE = 1e-5
 
@@ -49,16 +58,18 @@ def nrtl_parameters(
                 ideal.append(label)
                 continue
             T = _reference_temperature(Tbs[i], Tbs[j])
-            b_ij, b_ji = _fit_pair(unifac_groups[i], unifac_groups[j], T)
+            alpha = ALPHA_IMMISCIBLE if _unifac_splits(unifac_groups[i], unifac_groups[j]) else ALPHA
+            b_ij, b_ji = _fit_pair(unifac_groups[i], unifac_groups[j], T, alpha)
             tau_bs[i][j], tau_bs[j][i] = b_ij, b_ji
-            alpha_cs[i][j] = alpha_cs[j][i] = ALPHA
-            estimated.append(f"{label} ({T:.0f} K)")
+            alpha_cs[i][j] = alpha_cs[j][i] = alpha
+            estimated.append(f"{label} ({T:.0f} K, alpha {alpha:g})")
     warnings = []
     if estimated:
         warnings.append(
             "NRTL: no ChemSep binary parameters for "
             + ", ".join(estimated)
-            + "; estimated from UNIFAC infinite-dilution activity coefficients (alpha 0.3)"
+            + "; estimated from UNIFAC infinite-dilution activity coefficients (alpha 0.2 where UNIFAC splits"
+            " the pair into two liquids far apart at 25 C, else 0.3)"
         )
     if ideal:
         warnings.append(
@@ -78,19 +89,50 @@ def _ln_gamma_inf(model: Any, T: float) -> tuple[float, float]:
     return math.log(second), math.log(first)
 
 
-def _fit_pair(groups_i: dict[int, int], groups_j: dict[int, int], T: float) -> tuple[float, float]:
-    """(b_ij, b_ji) [K] reproducing UNIFAC's ln gamma-infinity of both components at T."""
-    from thermo import NRTL, UNIFAC
+def _unifac(groups_i: dict[int, int], groups_j: dict[int, int], T: float) -> Any:
+    from thermo import UNIFAC
     from thermo.unifac import UFIP, UFSG
 
-    unifac = UNIFAC.from_subgroups(
+    return UNIFAC.from_subgroups(
         T=T, xs=[0.5, 0.5], chemgroups=[groups_i, groups_j], subgroups=UFSG, interaction_data=UFIP, version=0
     )
-    target = np.array(_ln_gamma_inf(unifac, T))
+
+
+def _unifac_splits(groups_i: dict[int, int], groups_j: dict[int, int]) -> bool:
+    """True when UNIFAC splits the pair at 25 C into two liquids differing by more than
+    :data:`IMMISCIBLE_GAP` in mole fraction: the widest segment of the lower convex hull of its Gibbs energy
+    of mixing. (Original UNIFAC also splits isopropanol/water and 1-propanol/water, narrowly (0.12), which
+    are miscible: those keep alpha 0.3.)"""
+    unifac = _unifac(groups_i, groups_j, _SPLIT_T)
+    xs = np.linspace(0.001, 0.999, 400)
+    g = []
+    for x in xs:
+        gammas = unifac.to_T_xs(_SPLIT_T, [float(x), float(1.0 - x)]).gammas()
+        g.append(x * math.log(x * gammas[0]) + (1.0 - x) * math.log((1.0 - x) * gammas[1]))
+    hull: list[int] = []
+    for k in range(len(xs)):
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            if (g[b] - g[a]) * (xs[k] - xs[a]) >= (g[k] - g[a]) * (xs[b] - xs[a]):
+                hull.pop()
+            else:
+                break
+        hull.append(k)
+    gap = max(float(xs[b] - xs[a]) for a, b in pairwise(hull))
+    return gap > IMMISCIBLE_GAP
+
+
+def _fit_pair(
+    groups_i: dict[int, int], groups_j: dict[int, int], T: float, alpha: float = ALPHA
+) -> tuple[float, float]:
+    """(b_ij, b_ji) [K] reproducing UNIFAC's ln gamma-infinity of both components at T."""
+    from thermo import NRTL
+
+    target = np.array(_ln_gamma_inf(_unifac(groups_i, groups_j, T), T))
 
     def residual(taus: np.ndarray) -> np.ndarray:
         nrtl = NRTL(
-            T=T, xs=[0.5, 0.5], tau_as=[[0.0, taus[0]], [taus[1], 0.0]], alpha_cs=[[0.0, ALPHA], [ALPHA, 0.0]]
+            T=T, xs=[0.5, 0.5], tau_as=[[0.0, taus[0]], [taus[1], 0.0]], alpha_cs=[[0.0, alpha], [alpha, 0.0]]
         )
         return np.array(_ln_gamma_inf(nrtl, T)) - target
 
