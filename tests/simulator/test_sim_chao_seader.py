@@ -9,7 +9,7 @@ import pytest
 from _support.sim import assert_closed
 
 from simulator_mock import run_config
-from simulator_mock.errors import ComponentDataError, SimulationError
+from simulator_mock.errors import ComponentDataError, FlashError, SimulationError
 from simulator_mock.examples import VALVE_DEFAULTS, component, feed, flowsheet, hp_separator
 from simulator_mock.property_package import get_property_package
 
@@ -263,3 +263,12 @@ def test_liquid_let_down_warms_as_its_volume_and_expansivity_say() -> None:
     out = results["streams"]["OUT-1"]
     assert out["vapor_fraction"] == 0.0
     assert out["temperature_C"] - 25.0 == pytest.approx(expected, abs=0.15)
+
+
+def test_a_saturation_point_that_does_not_exist_is_said_in_words() -> None:
+    # 30 % hydrogen cannot all dissolve at 30 bar: there is no bubble point; thermo's solver fails inside
+    # (an UnboundLocalError), and the message must say what that means, not name thermo's variables
+    package = get_property_package((HYDROGEN, HEXANE, TOLUENE_CAS), "CHAO-SEA")
+    with pytest.raises(FlashError, match="no such saturation point") as info:
+        package.flash(np.array([0.3, 0.4, 0.3]), "block F1 outlet", P=30e5, VF=0.0)
+    assert "Error" not in str(info.value) and str(info.value).startswith("block F1 outlet")
