@@ -11,12 +11,11 @@ from pydantic import BaseModel
 from aspen_rl.contract.run_answer import result_file_path_of
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.tasks.checks import UNREGENERATED_TAG
+from aspen_rl.tasks.compare import same_number
 from aspen_rl.tasks.datasets import load_tasks, save_tasks
 from aspen_rl.tasks.model import AspenTask
 
 SIGNIFICANT_DIGITS = 6
-# A regenerated value within this relative distance of the stored one counts as unchanged (platform noise).
-SAME_VALUE_REL_TOL = 1e-5
 
 
 class RegenerationError(RuntimeError):
@@ -85,7 +84,7 @@ async def regenerate_task(task: AspenTask, client: SimulatorClient) -> tuple[Asp
                 f"{target.unit or 'no unit'!r}"
             )
         new = round_significant(cell.number)
-        if math.isclose(new, target.value, rel_tol=SAME_VALUE_REL_TOL, abs_tol=1e-12):
+        if same_number(new, target.value):
             new = target.value  # unchanged within float noise: keep the stored digits
         updated = target.model_copy(update={"value": new})
         if updated.tolerance() == 0.0:

@@ -14,6 +14,7 @@ tridiagonal solve, which conserves every component exactly.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -131,18 +132,38 @@ def _evaluate(
     return result
 
 
-def _bubble_temperatures(T0: np.ndarray, lnK0: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Per stage, T with sum_i x_i K_i(T) = 1 on the local model ln K_i = ln K0_i + b_i (1/T0 - 1/T)."""
+def _vapour_flow(num: float, rise: float, floor: float) -> float | None:
+    """V_{j+1} = num / (H_V,j+1 - h_L,j) from a stage's energy balance, never below ``floor``.
+
+    None when the quotient is undefined (a vanishing enthalpy rise, a non-finite balance: an iterate far
+    off): the caller abandons that iterate rather than carry inf or NaN on, or clamp a flow whose energy
+    balance then nobody checks.
+    """
+    if rise == 0.0 or not (math.isfinite(num) and math.isfinite(rise)):
+        return None
+    return max(float(num / rise), floor)
+
+
+def _bubble_temperatures(
+    T0: np.ndarray, lnK0: np.ndarray, b: np.ndarray, x: np.ndarray, T_low: float, T_high: float
+) -> np.ndarray:
+    """Per stage, T with sum_i x_i K_i(T) = 1 on the local model ln K_i = ln K0_i + b_i (1/T0 - 1/T).
+
+    Newton on g(T) = ln sum_i x_i K_i(T), with K scaled by its largest value per stage (the sum cannot
+    overflow) and T kept within [T_low, T_high] (a step past the column's temperature range would make 1/T
+    and K meaningless, then NaN).
+    """
     T = T0.copy()
     for _ in range(20):
         lnK = lnK0 + b * (1.0 / T0 - 1.0 / T)[:, None]
-        xK = x * np.exp(lnK)
+        top = lnK.max(axis=1)
+        xK = x * np.exp(lnK - top[:, None])  # x_i K_i / K_max: at most 1 each
         s = xK.sum(axis=1)
-        g = np.log(s)
+        g = np.log(s) + top
         dg = (xK * b).sum(axis=1) / (T * T * s)
-        dg = np.where(dg > 1e-12, dg, (x * np.exp(lnK) * 4000.0).sum(axis=1) / (T * T * s))
+        dg = np.where(dg > 1e-12, dg, 4000.0 / (T * T))
         step = np.clip(g / dg, -25.0, 25.0)
-        T = T - step
+        T = np.clip(T - step, T_low, T_high)
         if np.max(np.abs(step)) < 1e-10:
             break
     return T
@@ -162,6 +183,8 @@ class _Sweep:
     K0: np.ndarray
     l0: np.ndarray
     balance_error: float
+    clamped: bool
+    """A vapour or liquid flow was held at the floor: some stage's energy or mass balance is not met."""
 
 
 class _Anderson:
@@ -221,7 +244,7 @@ def _bubble_point_method(
     T_low = max(float(problem.T_guess.min()) - 150.0, 20.0)
     T_high = float(problem.T_guess.max()) + 150.0
 
-    def sweep(T: np.ndarray, x: np.ndarray, y: np.ndarray) -> _Sweep:
+    def sweep(T: np.ndarray, x: np.ndarray, y: np.ndarray) -> _Sweep | None:
         lnK = np.empty((N, C))
         dlnK = np.empty((N, C))
         hL = np.empty(N)
@@ -235,7 +258,10 @@ def _bubble_point_method(
         V[1] = L0 + D - F[0]
         for j in range(1, N - 1):
             num = V[j] * (HV[j] - hL[j - 1]) + (Fcum[j] - D) * hL[j] - (Fcum[j - 1] - D) * hL[j - 1] - HF[j]
-            V[j + 1] = max(num / (HV[j + 1] - hL[j]), floor)
+            flow = _vapour_flow(num, HV[j + 1] - hL[j], floor)
+            if flow is None:
+                return None
+            V[j + 1] = flow
         L = np.empty(N)
         L[0] = L0
         L[1 : N - 1] = np.maximum(V[2:N] + Fcum[1 : N - 1] - D, floor)
@@ -250,13 +276,16 @@ def _bubble_point_method(
         upper[:, :-1] = (V[1:, None] * K[1:]).T
         flows = np.maximum(thomas(lower, diag, upper, -problem.feed_flows.T).T, 0.0)  # (N, C) unnormalised x
         sums = flows.sum(axis=1)
-        x_new = flows / sums[:, None]
+        x_new = flows / np.maximum(sums, 1e-300)[:, None]
         # bubble-point temperatures on a local ln K = a - b/T model, then vapour compositions
         b = dlnK * (T * T)[:, None]
-        T_new = _bubble_temperatures(T, lnK, b, x_new)
-        yK = x_new * np.exp(lnK + b * (1.0 / T - 1.0 / T_new)[:, None])
+        T_new = _bubble_temperatures(T, lnK, b, x_new, T_low, T_high)
+        lnK_new = lnK + b * (1.0 / T - 1.0 / T_new)[:, None]
+        yK = x_new * np.exp(lnK_new - lnK_new.max(axis=1)[:, None])  # scaled by K_max: cannot overflow
         y_new = yK / yK.sum(axis=1)[:, None]
-        return _Sweep(T_new, x_new, y_new, L, V, hL, HV, K[0], flows[0], float(np.max(np.abs(sums - 1.0))))
+        clamped = bool(np.any(V[2:] <= floor) or np.any(L[1 : N - 1] <= floor))
+        balance_error = float(np.max(np.abs(sums - 1.0)))
+        return _Sweep(T_new, x_new, y_new, L, V, hL, HV, K[0], flows[0], balance_error, clamped)
 
     def pack(T: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.concatenate([T / 100.0, x.ravel(), y.ravel()])
@@ -265,7 +294,10 @@ def _bubble_point_method(
         T = np.clip(u[:N] * 100.0, T_low, T_high)
         x = np.clip(u[N : N + N * C].reshape(N, C), 0.0, None)
         y = np.clip(u[N + N * C :].reshape(N, C), 0.0, None)
-        return T, x / x.sum(axis=1)[:, None], y / y.sum(axis=1)[:, None]
+        x_sum, y_sum = x.sum(axis=1)[:, None], y.sum(axis=1)[:, None]
+        if np.all(x_sum > 0.0) and np.all(y_sum > 0.0):
+            return T, x / x_sum, y / y_sum
+        return T, np.full_like(x, np.nan), y  # an emptied stage: the caller restarts from the sweep
 
     accelerator = _Anderson()
     T, x, y = problem.T_guess.copy(), problem.x_guess.copy(), problem.y_guess.copy()
@@ -273,17 +305,22 @@ def _bubble_point_method(
     for iteration in range(1, iterations + 1):
         check_time(where)
         s = sweep(T, x, y)
-        if not (np.all(np.isfinite(s.T)) and np.all(np.isfinite(s.x))):
-            break
+        if s is None or not all(np.all(np.isfinite(part)) for part in (s.T, s.x, s.y)):
+            break  # never handed to the accelerator (LAPACK refuses NaN): Newton finishes from here
         change = max(
             float(np.max(np.abs(s.T - T))), float(np.max(np.abs(s.x - x))), float(np.max(np.abs(s.y - y)))
         )
-        if change < problem.tolerance and s.balance_error < 1e2 * problem.tolerance:
+        # a fixed point with a flow held at the floor is no solution (its energy balance is unmet): Newton's
+        if change < problem.tolerance and s.balance_error < 1e2 * problem.tolerance and not s.clamped:
             distillate = (U0 + V0 * s.K0) * s.l0
             bottoms = np.maximum(problem.feed_flows.sum(axis=0) - distillate, 0.0)
             return ColumnSolution(s.T, s.L, s.V, s.x, s.y, s.hL, s.HV, distillate, bottoms, iteration)
         u = pack(T, x, y)
         T, x, y = unpack(accelerator.step(u, pack(s.T, s.x, s.y)))
+        if not all(np.all(np.isfinite(part)) for part in (T, x, y)):
+            # the extrapolation emptied a stage (every mole fraction clipped to 0): restart from the sweep
+            accelerator = _Anderson()
+            T, x, y = s.T, s.x, s.y
     return T, x, y
 
 
@@ -426,7 +463,13 @@ def _newton_method(
     V[0], V[1] = balances.V0, balances.V1
     for j in range(1, N - 1):
         num = V[j] * (HV[j] - hL[j - 1]) + (Fcum[j] - D) * hL[j] - (Fcum[j - 1] - D) * hL[j - 1] - HF[j]
-        V[j + 1] = max(num / (HV[j + 1] - hL[j]), 0.05 * balances.V1)
+        flow = _vapour_flow(num, HV[j + 1] - hL[j], 0.05 * balances.V1)
+        if flow is None:  # no energy balance to start from: this start cannot converge
+            raise ConvergenceError(
+                f"{where}: column did not converge (no energy balance from the starting profiles); check "
+                "the reflux ratio and distillate rate against the feed"
+            )
+        V[j + 1] = flow
     best, stalled = np.inf, 0
     for outer in range(1, iterations + 1):
         check_time(where)
@@ -434,7 +477,8 @@ def _newton_method(
         R, flows, K, L = balances.residuals(model, T[None, :], V[None, :])
         residual = float(np.max(np.abs(R)))
         liquid = np.maximum(flows[0].T, 0.0)
-        drift = float(np.max(np.abs(liquid / liquid.sum(axis=1)[:, None] - x)))
+        totals = liquid.sum(axis=1)[:, None]
+        drift = float(np.max(np.abs(liquid / totals - x))) if np.all(totals > 0.0) else np.inf
         if residual < RESIDUAL_TOLERANCE and drift < RESIDUAL_TOLERANCE:
             # rigorous MESH residuals vanish: products from this exact component balance
             distillate = (balances.U0 + balances.V0 * K[0, 0]) * flows[0][:, 0]

