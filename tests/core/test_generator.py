@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,6 +82,37 @@ async def test_shipped_sets_are_what_the_documented_commands_generate(
         prefix="gen-eval",
     )
     assert task_differences(shipped["eval"][:n], evals) == []
+
+
+def _nudged(value: Any, rel: float) -> Any:
+    """Every number in a results document moved by ``rel`` (what a numpy/LAPACK update did to RadFrac)."""
+    if isinstance(value, dict):
+        return {k: _nudged(v, rel) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_nudged(v, rel) for v in value]
+    if isinstance(value, float):
+        return value * (1.0 + rel)
+    return value
+
+
+@pytest.mark.parametrize("rel", [1e-6, -1e-6])
+async def test_results_moved_in_their_last_digits_draw_the_same_tasks(
+    rel: float, mock_client: SimulatorClient, shipped: dict[str, list], held_out: list
+) -> None:
+    """Accept/redraw decisions (bounds, targets, small integers) do not flip, and the stored values match
+    within SAME_VALUE_REL_TOL, when every number of every workbook moves by 1e-6 relative, the size of the
+    drift a library update caused (compared exactly, 12-16 stored values differ in their last digit)."""
+    read = mock_client.get_result
+
+    async def nudged_read(file_path: str) -> dict[str, Any]:
+        return _nudged(await read(file_path), rel)
+
+    mock_client.get_result = nudged_read  # type: ignore[method-assign]
+    n = len(SHIPPED_FAMILIES)
+    train = await generate_tasks(
+        n, mock_client, families=SHIPPED_FAMILIES, seed=1, held_out=held_out, prefix="gen-train"
+    )
+    assert task_differences(shipped["train"][:n], train) == []
 
 
 def test_sizes_families_difficulty_and_languages_are_balanced(shipped: dict[str, list]) -> None:
