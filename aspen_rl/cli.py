@@ -54,7 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE.jsonl",
         help="extra custom tasks (JSONL, one AspenTask per line); repeatable; run with the train split",
     )
-    parser.add_argument("--limit", type=_positive_int, default=None, help="use only the first N train tasks")
+    parser.add_argument(
+        "--limit",
+        type=_non_negative_int,
+        default=None,
+        help="use only the first N curated train tasks (0: none, only the --tasks files' tasks)",
+    )
     parser.add_argument("--config", type=Path, default=None, metavar="FILE.yaml", help="YAML settings file")
     parser.add_argument("--model", default=None, help="model name (env MODEL)")
     parser.add_argument("--api-key", default=None, help="model API key (env MODEL_API_KEY); never logged")
@@ -84,6 +89,13 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
     return value
 
 

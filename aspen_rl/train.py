@@ -116,7 +116,9 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
         "seed": args.seed,
         "prompt": str(args.prompt) if args.prompt else "default (aspen_rl/agent/default_system_prompt.md)",
         "reward_weights": settings.reward.model_dump(),
+        "reward_fn": settings.reward_fn or "aspen_rl.reward:AspenReward",
     }
+    console.print(f"Reward: {escape(reward_description(settings))}")
     requested = _requested_splits(args, splits, repeats)
     report: Any = None
     lifecycle.on_timeout = lambda: _write_interrupted(report, output_dir, run_info, requested, lifecycle)
@@ -280,8 +282,38 @@ def _preflight(args: Any, settings: Settings) -> None:
     """The algorithm's own argument, path, model and environment checks, before any service starts."""
     spec = get_algorithm(args.algorithm)
     _check_repeats(args)
+    _check_reward_fn(settings)
     if spec.preflight is not None:
         spec.preflight(BuildContext(args=args, settings=settings))
+
+
+def _check_reward_fn(settings: Settings) -> None:
+    """A reward function the user named (``reward_fn`` / ``ASPEN_RL_REWARD_FN``) loads here, or the run stops.
+
+    The runners load it again for each rollout; loading it once now turns a misspelt module into an
+    ``error:`` line before any service starts, instead of a traceback in every rollout.
+    """
+    if settings.reward_fn is None:
+        return
+    from aspen_rl.reward import load_reward_fn
+
+    try:
+        load_reward_fn(settings.reward_fn)
+    except (ImportError, ValueError) as exc:
+        raise UsageError(
+            f"reward function {settings.reward_fn!r} (reward_fn / ASPEN_RL_REWARD_FN) cannot be loaded: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def reward_description(settings: Settings) -> str:
+    """The reward in use, as the console and summary.json state it: the function and its weights."""
+    weights = settings.reward
+    function = settings.reward_fn or "aspen_rl.reward:AspenReward (built-in)"
+    return (
+        f"{function}; weights completion {weights.completion:g}, "
+        f"tool efficiency {weights.tool_efficiency:g}, response quality {weights.response_quality:g}"
+    )
 
 
 def _local_model(args: Any, settings: Settings) -> Path | None:
@@ -385,7 +417,7 @@ def _load_tasks(args: Any, settings: Settings) -> TaskSplits:
     use_val = args.use_validation or get_algorithm(args.algorithm).needs_validation
     try:
         train = load_split("train", data_dir)
-        if args.limit:
+        if args.limit is not None:
             train = train[: args.limit]
         for path in args.tasks:
             if not path.is_file():
@@ -395,6 +427,10 @@ def _load_tasks(args: Any, settings: Settings) -> TaskSplits:
         test = load_split("test", data_dir) if args.use_test else []
     except (TaskFileError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from exc
+    if not (train or val or test):
+        raise UsageError(
+            "no task to run: --limit 0 keeps no curated train task; name your own with --tasks FILE"
+        )
     ids = [t.task_id for t in [*train, *val, *test]]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:

@@ -84,3 +84,32 @@ def test_a_resume_that_does_not_fit_the_config_is_refused_before_any_service(tmp
     text = " ".join(proc.stderr.split())
     assert "step_3 holds" in text and f"lora.enabled={lora}" in text and "Traceback" not in text
     assert "started the mock" not in text
+
+
+def test_a_reward_function_that_does_not_load_is_refused_before_any_service(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ASPEN_RL_REWARD_FN", "my_rewardz.strict:score")  # a misspelt module
+    proc = _train(tmp_path, "--mode", "dev")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    text = " ".join(proc.stderr.split())
+    assert "error: reward function 'my_rewardz.strict:score'" in text and "ModuleNotFoundError" in text
+    assert "Traceback" not in proc.stderr and not (tmp_path / "run" / "simulator.log").exists()
+
+
+def test_limit_zero_without_task_files_is_refused(tmp_path: Path) -> None:
+    proc = _train(tmp_path, "--limit", "0")
+    assert proc.returncode == 2 and "no task to run" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_limit_zero_with_a_task_file_runs_only_that_file(tmp_path: Path) -> None:
+    from aspen_rl.cli import build_parser
+    from aspen_rl.settings import Settings
+    from aspen_rl.tasks import load_split, save_tasks
+    from aspen_rl.train import _load_tasks
+
+    mine = load_split("train")[0].model_copy(update={"task_id": "mine-1", "split": None})
+    save_tasks([mine], tmp_path / "mine.jsonl")
+    args = build_parser().parse_args(["--tasks", str(tmp_path / "mine.jsonl"), "--limit", "0"])
+    splits = _load_tasks(args, Settings(_env_file=None))
+    assert [t.task_id for t in splits.all()] == ["mine-1"] and splits.train[0].split == "custom"

@@ -41,6 +41,12 @@ def test_dev_run_with_two_runners_offline(run_cli) -> None:
     assert (run.output_dir / "reward_distribution.png").stat().st_size > 5000
     log = (run.output_dir / "training.log").read_text(encoding="utf-8")
     assert "OFFLINE SCRIPTED POLICY" in log
+    # the console and summary.json say which reward scored the run
+    assert summary["reward_fn"] == "aspen_rl.reward:AspenReward"
+    assert summary["reward_weights"] == {"completion": 0.4, "tool_efficiency": 0.3, "response_quality": 0.3}
+    console = " ".join((run.proc.stdout + run.proc.stderr).split())
+    reward_line = "Reward: aspen_rl.reward:AspenReward (built-in); weights completion 0.4, tool efficiency"
+    assert reward_line in console
     # Every rollout really went through the tools and the simulator.
     assert all(any(c.name == "run_simulation" and c.ok for c in r.tool_calls) for r in records)
 
