@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-SHORT_NAMES = {"completion": "completion", "tool_efficiency": "tools", "response_quality": "answer"}
+SHORT_NAMES = {"completion": "compl", "tool_efficiency": "tools", "response_quality": "answer"}
 
 
 def rollout_progress(console: Console) -> Progress:
@@ -25,12 +26,16 @@ def rollout_progress(console: Console) -> Progress:
 
 
 def summary_table(summary: dict[str, dict[str, Any]], title: str = "Reward by split and tier") -> Table:
-    """One row per split and tier: count, success rate, errors, total (mean and range), dimension means."""
-    table = Table(title=title)
-    table.add_column("split")
-    table.add_column("tier")
-    for column in ("n", "success", "errors", "total", "range", *SHORT_NAMES.values()):
-        table.add_column(column, justify="right")
+    """One row per split and tier: count, success rate, errors, total (mean and range), dimension means.
+
+    Fits an 80-column terminal whole (no cell cut to "succ…"): short headers, explained in the caption, and
+    a header rule instead of a full grid.
+    """
+    table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True, pad_edge=False)
+    table.add_column("split", no_wrap=True)
+    table.add_column("tier", no_wrap=True)
+    for column in ("n", "ok", "err", "total", "min-max", *SHORT_NAMES.values()):
+        table.add_column(column, justify="right", no_wrap=True)
     for split, tiers in summary.items():
         for tier, s in tiers.items():
             table.add_row(
@@ -45,6 +50,7 @@ def summary_table(summary: dict[str, dict[str, Any]], title: str = "Reward by sp
                 style="bold" if tier == "all" else None,
             )
     table.caption = (
-        "completion / tools (tool efficiency) / answer (response quality): means; range: total min-max"
+        "ok: success rate; err: failed rollouts; total: mean (min-max);\n"
+        "compl / tools / answer: mean completion, tool efficiency, response quality"
     )
     return table

@@ -1,4 +1,5 @@
-"""Outputs a user reads: rounded summary floats, the GRPO curve's axes, the services' own logs."""
+"""Outputs a user reads: rounded summary floats, the GRPO curve's axes, the services' own logs, tables that
+fit 80 columns, plots whose marks are explained."""
 
 from __future__ import annotations
 
@@ -99,3 +100,48 @@ def test_stack_import_reports_what_loads_and_its_seconds(monkeypatch) -> None:
         assert "no_such_module" in str(exc)
     else:
         raise AssertionError("a failed import must surface in the main thread")
+
+
+def test_the_reward_table_fits_80_columns_whole() -> None:
+    from rich.console import Console
+
+    from aspen_rl.reporting.console import summary_table
+
+    stats = {
+        "count": 300,
+        "success_rate": 0.967,
+        "errors": 10,
+        "total": {"mean": 0.912, "min": 0.5, "max": 1.0},
+        "completion": {"mean": 0.95},
+        "tool_efficiency": {"mean": 0.88},
+        "response_quality": {"mean": 0.9},
+    }
+    summary = {"validation": {"all": stats, "medium": stats}, "custom": {"hard": stats}}
+    console = Console(width=80, record=True)
+    console.print(summary_table(summary))
+    text = console.export_text()
+    assert "…" not in text  # no header or cell cut short
+    assert "validation  medium  300  97%   10  0.912  0.50-1.00  0.950  0.880   0.900" in text
+
+
+def test_the_reward_plot_has_a_legend_for_median_mean_and_points() -> None:
+    import matplotlib.pyplot as plt
+
+    from aspen_rl.records import RewardScores, RolloutRecord
+    from aspen_rl.reporting.plots import reward_distribution_figure
+
+    records = [
+        RolloutRecord(
+            rollout_id=f"r{i}", task_id="t", split="train", difficulty="easy", reward=RewardScores(total=t)
+        )
+        for i, t in enumerate([0.2, 0.5, 0.9, 1.0])
+    ]
+    fig = reward_distribution_figure(records)
+    legend = fig.axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "median",
+        "mean",
+        "quartiles (whiskers 1.5 IQR)",
+        "one rollout",
+    ]
+    plt.close(fig)
