@@ -203,6 +203,9 @@ def test_cli_generate_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[st
         tasks_cli(["generate", "--n", "4", "--families", "heater,flash", "--seed", "3", "--out", str(out)])
         == 0
     )
+    progress = capsys.readouterr().err  # not a terminal: a first line at once, then the count, rate, time left
+    assert progress.startswith(f"generating {out} (each task run on the mock): 0/4\n")
+    assert f"generating {out} (each task run on the mock): 4/4 (" in progress and "s left)" in progress
     tasks = load_tasks(out)
     assert [family_of(t) for t in tasks] == ["heater", "flash", "heater", "flash"]
     assert [language_of(t) for t in tasks] == ["en", "en", "zh", "zh"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,6 +143,7 @@ async def generate_tasks(
     exclude: Iterable[AspenTask] = (),
     prefix: str = "gen",
     stats: GenerationStats | None = None,
+    on_task: Callable[[str], None] | None = None,
 ) -> list[AspenTask]:
     """``n`` verified tasks, families taken in turn, languages alternating within each family.
 
@@ -160,6 +161,7 @@ async def generate_tasks(
         exclude: Tasks whose near-duplicates must not be drawn (e.g. the train set, for an eval set).
         prefix: Task id prefix; ids are ``<prefix>-<seed>-<family>-<k>``.
         stats: Filled with counts of refused draws.
+        on_task: Called with each kept task's id (for progress).
 
     Raises:
         GenerationError: A family found no acceptable draw in ``MAX_ATTEMPTS`` tries.
@@ -219,6 +221,8 @@ async def generate_tasks(
                 )
             )
             stats.kept += 1
+            if on_task is not None:
+                on_task(tasks[-1].task_id)
             break
         else:
             raise GenerationError(

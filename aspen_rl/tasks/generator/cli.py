@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from aspen_rl.progress import Advance, progress
 from aspen_rl.tasks.datasets import load_split, load_tasks, save_tasks
 from aspen_rl.tasks.model import AspenTask
 
@@ -63,7 +64,7 @@ def _generate(args: argparse.Namespace) -> int:
     exclude = [t for path in args.exclude for t in load_tasks(path)]
     stats = GenerationStats()
 
-    async def go() -> list[AspenTask]:
+    async def go(advance: Advance) -> list[AspenTask]:
         async with in_process_client() as client:
             return await generate_tasks(
                 args.n,
@@ -74,9 +75,11 @@ def _generate(args: argparse.Namespace) -> int:
                 exclude=exclude,
                 prefix=args.prefix,
                 stats=stats,
+                on_task=advance,
             )
 
-    tasks = asyncio.run(go())
+    with progress(f"generating {args.out} (each task run on the mock)", args.n) as advance:
+        tasks = asyncio.run(go(advance))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     save_tasks(tasks, args.out)
     print(
@@ -120,11 +123,12 @@ def _demos(args: argparse.Namespace) -> int:
     prompt = Path(args.system_prompt).read_text(encoding="utf-8") if args.system_prompt else None
     tasks = load_tasks(args.file)
 
-    async def go() -> tuple[list[dict[str, Any]], list[str]]:
+    async def go(advance: Advance) -> tuple[list[dict[str, Any]], list[str]]:
         async with in_process_client() as client:
-            return await record_demos(tasks, client, system_prompt=prompt)
+            return await record_demos(tasks, client, system_prompt=prompt, on_task=advance)
 
-    kept, dropped = asyncio.run(go())
+    with progress(f"recording demonstrations of {args.file}", len(tasks)) as advance:
+        kept, dropped = asyncio.run(go(advance))
     save_demos(kept, args.out)
     print(f"{args.out}: {len(kept)} transcript(s) scoring 1.0; dropped {len(dropped)}: {dropped[:10]}")
     return 0

@@ -9,7 +9,7 @@ is computed from the run's own trace, and only transcripts scoring 1.0 are kept 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -88,9 +88,16 @@ async def play(
 
 
 async def record_demos(
-    tasks: Iterable[AspenTask], client: SimulatorClient, *, system_prompt: str | None = None
+    tasks: Iterable[AspenTask],
+    client: SimulatorClient,
+    *,
+    system_prompt: str | None = None,
+    on_task: Callable[[str], None] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Expert transcripts of ``tasks``; those not scoring 1.0 are dropped (their ids returned)."""
+    """Expert transcripts of ``tasks``; those not scoring 1.0 are dropped (their ids returned).
+
+    ``on_task(task_id)`` is called after each task is played (for progress).
+    """
     policy_tasks = list(tasks)
     policy = ScriptedPolicy(policy_tasks, error_rate=0.0, seed=0)
     tools = tool_specs()
@@ -98,6 +105,8 @@ async def record_demos(
     dropped: list[str] = []
     for task in policy_tasks:
         messages, total, _details = await play(task, client, policy, system_prompt=system_prompt)
+        if on_task is not None:
+            on_task(task.task_id)
         if total < 1.0:
             dropped.append(task.task_id)
             continue
