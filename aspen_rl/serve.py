@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -174,8 +175,24 @@ def start_local_model_server(
     return server.start(), server.stop
 
 
+def port_in_use(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be bound now (in use, or not an address of this machine), else None."""
+    if port == 0:
+        return None
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds it
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return f"cannot listen on {host}:{port}: {exc.strerror or exc} (choose another --port)"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command line: serve until interrupted (Ctrl-C or SIGTERM)."""
+    """Command line: serve until interrupted (Ctrl-C or SIGTERM).
+
+    Exit codes: 0 after Ctrl-C or SIGTERM, 1 when the port cannot be bound, 2 for a bad model or template.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m aspen_rl.serve", description=__doc__.splitlines()[0] if __doc__ else None
     )
@@ -197,6 +214,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=1024, help="most tokens sampled per call")
     parser.add_argument("--temperature", type=float, default=1.0, help="when a request gives none")
     args = parser.parse_args(argv)
+    busy = port_in_use(args.host, args.port)
+    if busy:  # before the model loads: one line, not an OSError traceback a minute later
+        print(f"error: {busy}", file=sys.stderr)
+        return 1
     try:
         resolve_model(args.model)  # a wrong path fails before torch loads
         url, stop = start_local_model_server(

@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import signal
+import socket
 import sys
 import time
 from contextlib import suppress
@@ -123,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     workers and multiprocessing's resource tracker are stopped before the process exits.
     """
     settings = parse_args(argv)
+    busy = _port_in_use(settings.host, settings.port)
+    if busy:  # before any engine worker starts: one line and exit 1
+        print(f"error: {busy}", file=sys.stderr, flush=True)
+        return 1
     warning = bind_warning(settings.host, settings.token is not None)
     if warning:
         print(warning, file=sys.stderr, flush=True)
@@ -140,21 +145,50 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        access_log=False,
+        # Requests still running this long after the signal are cancelled: their runs stop at
+        # the engine's next time check instead of holding the shutdown for a whole run budget.
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+    )
+    server = _announcing_server(uvicorn, config)
     try:
-        uvicorn.run(
-            app,
-            host=settings.host,
-            port=settings.port,
-            log_level=settings.log_level,
-            access_log=False,
-            # Requests still running this long after the signal are cancelled: their runs stop at
-            # the engine's next time check instead of holding the shutdown for a whole run budget.
-            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-        )
+        server.run()
     finally:
         app.state.service.stop()
         stop_resource_tracker()
-    return 0
+    return 0 if server.started else 1
+
+
+def _announcing_server(uvicorn: Any, config: Any) -> Any:
+    """uvicorn's server that says where it listens once its socket is bound (at any log level)."""
+
+    class AnnouncingServer(uvicorn.Server):  # type: ignore[misc,name-defined]
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                scheme = "https" if self.config.is_ssl else "http"
+                host, port = self.config.host, self.servers[0].sockets[0].getsockname()[1]
+                print(f"simulator_mock listening on {scheme}://{host}:{port} (Ctrl-C stops)", flush=True)
+
+    return AnnouncingServer(config)
+
+
+def _port_in_use(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be bound now (in use, or not an address of this machine), else None."""
+    if port == 0:
+        return None
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds it
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return f"cannot listen on {host}:{port}: {exc.strerror or exc} (choose another --port)"
+    return None
 
 
 def stop_resource_tracker(timeout_s: float = 3.0) -> None:

@@ -203,7 +203,7 @@ def test_cli_generate_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[st
         tasks_cli(["generate", "--n", "4", "--families", "heater,flash", "--seed", "3", "--out", str(out)])
         == 0
     )
-    progress = capsys.readouterr().err  # not a terminal: a first line at once, then the count, rate, time left
+    progress = capsys.readouterr().err  # not a terminal: a first line at once, then count, rate, time left
     assert progress.startswith(f"generating {out} (each task run on the mock): 0/4\n")
     assert f"generating {out} (each task run on the mock): 4/4 (" in progress and "s left)" in progress
     tasks = load_tasks(out)

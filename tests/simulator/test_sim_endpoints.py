@@ -161,3 +161,8 @@ async def test_app_embedded_behind_asgi_transport(tmp_path: Path) -> None:
     assert stream_value(read.json(), "PROD-1", "Temperature") == 80
     assert (tmp_path / f"aspen_result_export_{answer['run_id']}.xlsx").exists()
     transport.app.state.service.stop()
+
+
+def test_the_standalone_mock_says_where_it_listens(live_service: LiveMock) -> None:
+    live_service.wait_healthy()
+    assert f"simulator_mock listening on {live_service.url} (Ctrl-C stops)" in live_service.log.read_text()
