@@ -101,6 +101,14 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
         )
         logger.warning(warning)
         console.print(f"[yellow]warning:[/] {warning}")
+    if settings.model_api_url and settings.model_api_key is None:
+        warning = (
+            f"a model URL is set (--api-url / MODEL_API_URL: {settings.model_api_url}) but no API key "
+            "(--api-key / MODEL_API_KEY): requests carry none (fine for a local server; a hosted API "
+            "answers 401)"
+        )
+        logger.warning(warning)
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
     _preflight(args, settings)
 
     stack_import = _StackImport()  # overlaps the slow imports with the services' start-up

@@ -51,6 +51,6 @@ def summary_table(summary: dict[str, dict[str, Any]], title: str = "Reward by sp
             )
     table.caption = (
         "ok: success rate; err: failed rollouts; total: mean (min-max);\n"
-        "compl / tools / answer: mean completion, tool efficiency, response quality"
+        "compl/tools/answer: completion, tool efficiency, response quality"
     )
     return table

@@ -58,6 +58,13 @@ def test_an_api_key_without_a_url_is_warned(tmp_path: Path) -> None:
     assert "sk-test" not in proc.stderr
 
 
+def test_a_model_url_without_a_key_is_warned(tmp_path: Path) -> None:
+    proc = _train(tmp_path, "--api-url", "http://127.0.0.1:9/v1", "--algorithm", "grpo", "--repeats", "1")
+    text = " ".join(proc.stderr.split())
+    assert "a model URL is set (--api-url / MODEL_API_URL: http://127.0.0.1:9/v1) but no API key" in text
+    assert text.count("warning:") == 1
+
+
 def test_verl_without_its_extra_or_a_gpu_is_refused_at_once(tmp_path: Path) -> None:
     from aspen_rl.algorithms.verl_config import missing_verl_requirements
 
