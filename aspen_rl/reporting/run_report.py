@@ -35,6 +35,8 @@ class RunReport:
         self.console = console or Console(stderr=True)
         self.records: list[RolloutRecord] = []
         self.phases_s: dict[str, float] = {}
+        self.table_title = "Reward by split and tier"
+        """Title of the final table; an algorithm whose splits pool several policies says so here."""
         output_dir.mkdir(parents=True, exist_ok=True)
         self.rollouts_path = output_dir / ROLLOUTS_FILE
         self.rollouts_path.write_text("", encoding="utf-8")
@@ -93,7 +95,7 @@ class RunReport:
         write_summary(self.output_dir, summary)
         if self.records:
             plot_reward_distribution(self.records, self.output_dir / PLOT_FILE)
-        self.console.print(summary_table(summary["splits"]))
+        self.console.print(summary_table(summary["splits"], title=self.table_title))
         return summary
 
 

@@ -139,6 +139,14 @@ def test_search_through_the_store_writes_history_and_best_prompt(tmp_path: Path)
     shown = algorithm.report.console.file.getvalue()
     assert "round 1: 2 candidates" in shown and "Beam after round 1" in shown
     assert "Final beam (chosen on validation)" in shown and "add_units" in shown
+    # one validation figure named one way: the best's own mean (0.8 over its 3 rollouts), and the run's
+    # final table titled as the pool of every candidate's rollouts (c0's 0.3 included)
+    assert (
+        "Best prompt (c1: validation mean 0.800 over 3 rollouts; the figure the beam is chosen on)"
+        in " ".join(shown.split())
+    )
+    assert "val mean" in shown
+    assert algorithm.report.table_title == "Reward by split and tier, every candidate's rollouts pooled"
 
 
 def test_from_settings_reads_the_yaml_section_and_picks_the_proposer(tmp_path: Path) -> None:

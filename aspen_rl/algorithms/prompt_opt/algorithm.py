@@ -207,7 +207,15 @@ class PromptOptAlgorithm(FastAlgorithm):
         self._write(result, finished=True)
         plot_best_per_round(result, self.prompts_dir / PLOT_FILE)
         self.report.console.print(beam_table(result.beam, "Final beam (chosen on validation)"))
-        self.report.console.print(f"Best prompt ({result.best.id}): {self.prompts_dir / BEST_PROMPT_FILE}")
+        best_val = result.best.val
+        chosen_on = f"validation mean {best_val.score:.3f} over {best_val.n} rollouts; " if best_val else ""
+        self.report.console.print(
+            f"Best prompt ({result.best.id}: {chosen_on}the figure the beam is chosen on): "
+            f"{self.prompts_dir / BEST_PROMPT_FILE}"
+        )
+        # The run's final table pools the rollouts of every candidate, the worst included: a different
+        # figure from the best candidate's validation mean above, so it says what it is.
+        self.report.table_title = "Reward by split and tier, every candidate's rollouts pooled"
         logger.info("prompt_opt: best %s written to %s", result.best.id, self.prompts_dir)
 
     # -- SearchObserver -------------------------------------------------------------------------

@@ -18,7 +18,7 @@ PLOT_FILE = "best_score_per_round.png"
 def beam_table(beam: list[Candidate], title: str) -> Table:
     """One row per beam member, best first: scores per split, tool calls and lineage."""
     table = Table(title=title)
-    for column in ("rank", "id", "round", "parent", "edit", "val", "val tools", "train", "chars"):
+    for column in ("rank", "id", "round", "parent", "edit", "val mean", "val tools", "train mean", "chars"):
         table.add_column(column, justify="right" if column not in {"id", "parent", "edit"} else "left")
     for rank, c in enumerate(beam, start=1):
         table.add_row(
