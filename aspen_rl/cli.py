@@ -68,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--simulator-url", default=None, help="simulator service URL (env ASPEN_SIMULATOR_URL)"
     )
     parser.add_argument("--repeats", type=_positive_int, default=None, help="rollouts per task")
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="sampling temperature of the model (default 0.7; 0: greedy, for a reproducible evaluation)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the scripted policy and the algorithms")
     parser.add_argument(
         "--error-rate",

@@ -84,6 +84,9 @@ class Settings(BaseSettings):
             about a minute with the defaults (30 s, 1 retry); the rollout then fails with the
             endpoint named. Raise it for a slow local model that needs longer per completion.
         llm_retries: Extra attempts of a failed LLM request (429, 5xx, timeouts).
+        temperature: Sampling temperature the run hands the model with its endpoint (0: greedy
+            decoding, what a reproducible evaluation of a checkpoint wants). Algorithms that sample
+            their own rollouts (grpo) use their config's sampling instead.
         max_tool_iterations: Cap on the agent's tool-call loop per rollout.
         schema_max_chars: Budget of the schema text ``get_schema`` shows the model (compact
             rendering; ``null`` for the raw JSON).
@@ -131,6 +134,7 @@ class Settings(BaseSettings):
     )
     llm_timeout_s: float = Field(default=30.0, gt=0)
     llm_retries: int = Field(default=1, ge=0)
+    temperature: float = Field(default=0.7, ge=0.0, le=2.0)
     max_tool_iterations: int = Field(default=10, ge=1)
     schema_max_chars: int | None = Field(default=8_000, ge=500)
     clear_schema_after_run: bool = True

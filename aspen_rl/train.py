@@ -125,6 +125,7 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
         "prompt": str(args.prompt) if args.prompt else "default (aspen_rl/agent/default_system_prompt.md)",
         "reward_weights": settings.reward.model_dump(),
         "reward_fn": settings.reward_fn or "aspen_rl.reward:AspenReward",
+        "temperature": settings.temperature,
     }
     console.print(f"Reward: {escape(reward_description(settings))}")
     requested = _requested_splits(args, splits, repeats)
@@ -372,10 +373,14 @@ def _policy(
             model_name="local-model",
         )
         stack.callback(stop)
-        return _llm_resource(url, "local-model", proxy=False), f"local model {local_model} served at {url}"
+        return _llm_resource(
+            url, "local-model", proxy=False, temperature=settings.temperature
+        ), f"local model {local_model} served at {url}"
     if settings.model_api_url:
         return (
-            _llm_resource(settings.model_api_url, settings.model, proxy=False),
+            _llm_resource(
+                settings.model_api_url, settings.model, proxy=False, temperature=settings.temperature
+            ),
             f"model {settings.model} at {settings.model_api_url}",
         )
     from aspen_rl.policy.server import SCRIPTED_MODEL_NAME
@@ -392,7 +397,9 @@ def _policy(
     description = (
         f"OFFLINE SCRIPTED POLICY (a stand-in, not a model; error rate {error_rate:g}, seed {args.seed})"
     )
-    return _llm_resource(service.url + "/v1", SCRIPTED_MODEL_NAME, proxy=True), description
+    return _llm_resource(
+        service.url + "/v1", SCRIPTED_MODEL_NAME, proxy=True, temperature=settings.temperature
+    ), description
 
 
 def _shown_arguments(args: Any) -> dict[str, Any]:
@@ -406,6 +413,7 @@ def _load_settings(args: Any) -> Settings:
         "model_api_key": args.api_key,
         "model_api_url": args.api_url,
         "aspen_simulator_url": args.simulator_url,
+        "temperature": args.temperature,
     }
     try:
         return load_settings(args.config, **overrides)
@@ -462,12 +470,12 @@ def _read_prompt(path: Path | None) -> str | None:
     return text
 
 
-def _llm_resource(endpoint: str, model: str, *, proxy: bool) -> Any:
+def _llm_resource(endpoint: str, model: str, *, proxy: bool, temperature: float) -> Any:
     """The ``LLM`` resource (no API key inside: runners read it from settings, so it never travels)."""
     from agentlightning import LLM, ProxyLLM
 
     cls = ProxyLLM if proxy else LLM
-    return cls(endpoint=endpoint, model=model, sampling_parameters={"temperature": 0.7})
+    return cls(endpoint=endpoint, model=model, sampling_parameters={"temperature": temperature})
 
 
 def _build_algorithm(
@@ -627,8 +635,10 @@ class _StoreRaceFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and record.name.startswith("agentlightning.runner") and "Heartbeat" in str(
-            record.msg
+        if (
+            record.exc_info
+            and record.name.startswith("agentlightning.runner")
+            and "Heartbeat" in str(record.msg)
         ):
             record.msg = f"{record.getMessage()} ({record.exc_info[1]!r}; retried)"
             record.args = None

@@ -120,3 +120,17 @@ def test_limit_zero_with_a_task_file_runs_only_that_file(tmp_path: Path) -> None
     args = build_parser().parse_args(["--tasks", str(tmp_path / "mine.jsonl"), "--limit", "0"])
     splits = _load_tasks(args, Settings(_env_file=None))
     assert [t.task_id for t in splits.all()] == ["mine-1"] and splits.train[0].split == "custom"
+
+
+def test_temperature_zero_reaches_the_models_resource_for_a_greedy_evaluation(tmp_path: Path) -> None:
+    from aspen_rl.cli import build_parser
+    from aspen_rl.train import _llm_resource, _load_settings
+
+    args = build_parser().parse_args(["--temperature", "0", "--config", str(tmp_path / "none.yaml")])
+    (tmp_path / "none.yaml").write_text("{}\n", encoding="utf-8")
+    settings = _load_settings(args)
+    assert settings.temperature == 0.0
+    llm = _llm_resource("http://127.0.0.1:9/v1", "m", proxy=False, temperature=settings.temperature)
+    assert llm.sampling_parameters == {"temperature": 0.0}
+    default = _load_settings(build_parser().parse_args(["--config", str(tmp_path / "none.yaml")]))
+    assert default.temperature == 0.7
