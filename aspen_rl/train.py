@@ -7,7 +7,6 @@ import logging
 import multiprocessing
 import random
 import sys
-import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -22,8 +21,10 @@ from rich.markup import escape
 from aspen_rl.algorithms.registry import BuildContext, get_algorithm
 from aspen_rl.cli import build_parser
 from aspen_rl.errors import UsageError
+from aspen_rl.run_logging import log_to_file
 from aspen_rl.services import ServiceError
 from aspen_rl.settings import Settings, load_settings
+from aspen_rl.stack_import import StackImport
 from aspen_rl.tasks import AspenTask, load_split, load_tasks
 from aspen_rl.tasks.datasets import TaskFileError, save_tasks
 
@@ -86,7 +87,7 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
     settings = _load_settings(args)
     output_dir = args.output_dir or settings.output_dir / datetime.now().strftime("%Y%m%d-%H%M%S")
     output_dir.mkdir(parents=True, exist_ok=True)
-    _configure_logging(output_dir / LOG_FILE)
+    log_to_file(output_dir / LOG_FILE)
     logger.info("aspen_rl.train arguments: %s", _shown_arguments(args))
     logger.info("settings: %s", settings.redacted())
     random.seed(args.seed)
@@ -111,7 +112,7 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
         console.print(f"[yellow]warning:[/] {escape(warning)}")
     _preflight(args, settings)
 
-    stack_import = _StackImport()  # overlaps the slow imports with the services' start-up
+    stack_import = StackImport()  # overlaps the slow imports with the services' start-up
     from aspen_rl.services import is_healthy, is_loopback, mock_simulator
 
     run_info: dict[str, Any] = {
@@ -532,119 +533,6 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
         trainer.dev(agent, splits.train, val_dataset=splits.val or None)
     else:
         trainer.fit(agent, train, val_dataset=val)
-
-
-def _configure_logging(log_file: Path) -> None:
-    """Everything at INFO into the run's ``training.log``; the console keeps the progress bar and tables.
-
-    Agent Lightning's store server starts uvicorn with its default logging config, which would print
-    INFO lines on the console: that config is pointed at this file instead.
-    """
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-    file_handler = logging.FileHandler(log_file, encoding="utf-8")
-    file_handler.setFormatter(
-        logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s")
-    )
-    file_handler.addFilter(_StoreRaceFilter())
-    # The store's polls would write an access line every 0.1 s: only their warnings are kept.
-    file_handler.addFilter(lambda r: r.name != "uvicorn.access" or r.levelno >= logging.WARNING)
-    root.addHandler(file_handler)
-    root.setLevel(logging.INFO)
-    _uvicorn_into_the_log()
-    for noisy in (
-        "httpx",
-        "httpcore",
-        "autogen_core",
-        "autogen_agentchat",
-        "openai",
-        "LiteLLM",
-        "uvicorn.access",
-    ):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-
-
-def _uvicorn_into_the_log() -> None:
-    """Make uvicorn's default logging config (used by every ``uvicorn.Config`` of this process and its
-    forks, e.g. the Agent Lightning store server) hand its records to the root logger, not the console."""
-    from uvicorn.config import LOGGING_CONFIG
-
-    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
-        entry = LOGGING_CONFIG["loggers"].setdefault(name, {})
-        entry["handlers"] = []
-        entry["propagate"] = True
-
-
-AGENT_STACK = ("agentlightning", "aspen_rl.agent")
-"""The slow imports of a run (Agent Lightning, AutoGen, LiteLLM, OpenTelemetry): 5-90 s on a cold cache."""
-
-
-class _StackImport:
-    """Imports the agent stack in a thread while the services start; :meth:`wait` shows a spinner."""
-
-    def __init__(self) -> None:
-        import threading
-
-        self.error: BaseException | None = None
-        self.started = time.monotonic()
-        self._thread = threading.Thread(target=self._load, name="aspen_rl-import", daemon=True)
-        self._thread.start()
-
-    def _load(self) -> None:
-        import importlib
-
-        try:
-            for name in AGENT_STACK:
-                importlib.import_module(name)
-        except BaseException as exc:  # re-raised in the main thread by wait()
-            self.error = exc
-
-    def wait(self, console: Console) -> None:
-        """Block until the imports are done, with a spinner naming them and the seconds spent."""
-        if self._thread.is_alive() and not console.is_terminal:  # a log or a pipe: one line, no spinner
-            console.print("Loading Agent Lightning, AutoGen and LiteLLM (first run: up to 90 s)...")
-            self._thread.join()
-        elif self._thread.is_alive():
-            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-            with Progress(
-                SpinnerColumn(),
-                TextColumn("Loading Agent Lightning, AutoGen and LiteLLM (first run: up to 90 s)"),
-                TimeElapsedColumn(),
-                console=console,
-                transient=True,
-            ) as progress:
-                task = progress.add_task("import", total=None)
-                progress.tasks[task].start_time = self.started  # count from the import's start
-                while self._thread.is_alive():
-                    self._thread.join(0.1)
-        seconds = time.monotonic() - self.started
-        logger.info("agent stack imported in %.1f s", seconds)
-        console.print(f"Loaded Agent Lightning, AutoGen and LiteLLM ({seconds:.0f} s)")
-        if self.error is not None:
-            raise self.error
-
-
-class _StoreRaceFilter(logging.Filter):
-    """One line instead of a traceback for a runner that polled the store before it was up.
-
-    Agent Lightning forks the runners before it starts the store server; on a loaded machine a runner's
-    first heartbeat can come before the server answers, and Agent Lightning logs that (then retries and
-    carries on) with a full traceback. The line and the exception's text are kept.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if (
-            record.exc_info
-            and record.name.startswith("agentlightning.runner")
-            and "Heartbeat" in str(record.msg)
-        ):
-            record.msg = f"{record.getMessage()} ({record.exc_info[1]!r}; retried)"
-            record.args = None
-            record.exc_info = None
-            record.exc_text = None
-        return True
 
 
 def run_cli() -> None:

@@ -38,6 +38,10 @@ def test_the_readme_python_api_example_runs_as_printed(tmp_path: Path) -> None:
     lines = [line for line in proc.stdout.splitlines() if line.startswith("train-")]
     assert len(lines) == 3 and all(": ok, reward " in line for line in lines), proc.stdout
     assert "AgentOps" not in proc.stdout + proc.stderr
+    # Agent Lightning's store and uvicorn lines go to the log file, not to the console
+    console = proc.stdout + proc.stderr
+    assert "Uvicorn running" not in console and "Server is not healthy yet" not in console, console[-3000:]
+    assert (tmp_path / "runs" / "api_example" / "training.log").stat().st_size > 0
 
 
 def test_the_readme_custom_algorithm_registers() -> None:

@@ -43,12 +43,12 @@ def test_grpo_curve_has_integer_steps_and_a_0_to_1_axis(tmp_path: Path) -> None:
 def test_store_uvicorn_lines_go_to_training_log_not_the_console(tmp_path: Path, capsys) -> None:
     import uvicorn
 
-    from aspen_rl.train import _configure_logging
+    from aspen_rl.run_logging import log_to_file
 
     root = logging.getLogger()
     saved = list(root.handlers), root.level
     try:
-        _configure_logging(tmp_path / "training.log")
+        log_to_file(tmp_path / "training.log")
         uvicorn.Config(app=lambda *a: None, log_level="info")  # what the store server does
         logging.getLogger("uvicorn.error").info("Uvicorn running on http://127.0.0.1:1")
         logging.getLogger("uvicorn.access").info("GET /poll 200")
@@ -85,15 +85,15 @@ def test_stack_import_reports_what_loads_and_its_seconds(monkeypatch) -> None:
 
     from rich.console import Console
 
-    from aspen_rl import train
+    from aspen_rl import stack_import
 
-    monkeypatch.setattr(train, "AGENT_STACK", ("json", "aspen_rl.records"))
+    monkeypatch.setattr(stack_import, "AGENT_STACK", ("json", "aspen_rl.records"))
     console = Console(file=io.StringIO(), width=120)
-    train._StackImport().wait(console)
+    stack_import.StackImport().wait(console)
     assert "Loaded Agent Lightning, AutoGen and LiteLLM (" in console.file.getvalue()
 
-    monkeypatch.setattr(train, "AGENT_STACK", ("aspen_rl.no_such_module",))
-    loader = train._StackImport()
+    monkeypatch.setattr(stack_import, "AGENT_STACK", ("aspen_rl.no_such_module",))
+    loader = stack_import.StackImport()
     try:
         loader.wait(Console(file=io.StringIO()))
     except ModuleNotFoundError as exc:
