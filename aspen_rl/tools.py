@@ -159,7 +159,8 @@ def build_tools(
     async def get_schema(
         block_types: Annotated[
             list[str],
-            'Aspen block types you will use, e.g. ["Heater", "Flash2"]. \'base\' is always added.',
+            'Aspen block types you will use, e.g. ["Heater", "Flash2"], and "reactions", "design_specs" or '
+            "\"convergence\" when the config needs that section. 'base' is always added.",
         ],
     ) -> str:
         """Fetch the JSON Schema of the flowsheet config for the given block types.
@@ -167,7 +168,8 @@ def build_tools(
         Call this first, before writing a config. The answer always contains the 'base' part
         (components, property_methods, blocks, streams, block_connections, stream_data) and one part
         per requested block type describing its blocks_<Type>_data section, allowed values and
-        units. Unknown block types are listed under not_found.
+        units. The reactions, design_specs and convergence sections have parts of their own: ask for
+        them by those names. Unknown names are listed under not_found.
         """
         if isinstance(block_types, str):  # tolerate "Heater,Flash2"
             block_types = block_types.split(",")

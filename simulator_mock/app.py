@@ -341,13 +341,15 @@ class Service:
             return None
 
     def confine(self, file_path: str) -> Path | None:
-        """``file_path`` resolved (a relative one against the results folder); None if it leaves that folder.
+        """``file_path`` resolved; None if it leaves the results folder.
 
+        A relative path resolves against the service's working directory, as the real service's
+        ``os.path.exists(file_path)`` does (a bare file name is not looked up in the results folder).
         Symbolic links are followed before the check, so a link inside the folder cannot lead out of it.
         """
         try:
             path = Path(file_path)
-            resolved = (path if path.is_absolute() else self.results_root / path).resolve()
+            resolved = (path if path.is_absolute() else Path.cwd() / path).resolve()
         except (OSError, RuntimeError, ValueError):  # e.g. a NUL byte, a symlink loop
             return None
         return resolved if resolved.is_relative_to(self.results_root) else None
@@ -492,6 +494,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not file_path:
             return error_response(400, "缺少必需参数: file_path")
         path = service.confine(file_path)
+        if path is None and not Path(file_path).is_absolute():
+            # The real service looks a relative path up in its working directory and finds nothing there.
+            return error_response(404, f"文件不存在: {file_path}")
         if path is None:
             return error_response(403, f"file_path is outside the simulator's results folder: {file_path}")
         try:

@@ -17,7 +17,7 @@ from simulator_mock.property_package import (
     get_property_package,
     resolve_component,
 )
-from simulator_mock.schema_registry import schema
+from simulator_mock.schema_registry import SECTION_PARTS, schema
 from simulator_mock.streams import Stream, feed_stream, flash_stream
 from simulator_mock.time_budget import check_time
 from simulator_mock.topology import Step, Topology, build_topology, calculation_order
@@ -66,7 +66,9 @@ def _note_ignored_sections(config: dict[str, Any], warnings: list[str]) -> None:
     a warning, so that a misspelt section is not silently lost."""
     properties = schema("base")["properties"]
     for key in config:
-        if key not in properties and not (key.startswith("blocks_") and key.endswith("_data")):
+        if key in SECTION_PARTS or key in properties:
+            continue
+        if not (key.startswith("blocks_") and key.endswith("_data")):
             warnings.append(f"{key}: not a section of the config; ignored (as by the Aspen service)")
     setup = config.get("setup")
     for key in setup if isinstance(setup, dict) else ():
