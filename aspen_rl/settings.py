@@ -69,12 +69,18 @@ class Settings(BaseSettings):
         model_api_key: API key of the model endpoint (env ``MODEL_API_KEY``); never shown in repr.
         model_api_url: OpenAI-compatible base URL (env ``MODEL_API_URL``); ``None`` uses the
             offline scripted policy.
-        aspen_simulator_url: Simulator service root (env ``ASPEN_SIMULATOR_URL``).
-        simulator_verify_tls: Verify HTTPS certificates (false for a self-signed real service).
-        simulator_timeout_s: Timeout of one simulator request. Keep it above the mock's per-run budget
-            plus its queue wait plus 10 s (30 + 20 + 10 by default): then a slow config is answered
-            as a Timeout failure (the agent's fault, scored) before the client gives up (which
-            would be an infrastructure error, left out of the scores).
+        aspen_simulator_url: Simulator service root (env ``ASPEN_SIMULATOR_URL``). Named anywhere (env,
+            ``.env``, YAML, ``--simulator-url``), it is used or the run stops with the reason; left
+            unset, a run starts its own mock.
+        simulator_verify_tls: Verify HTTPS certificates; false skips verification (trusted networks only).
+        simulator_ca_bundle: PEM file of the certificates to trust for the simulator instead of the
+            default CA bundle (env ``ASPEN_RL_SIMULATOR_CA_BUNDLE``): for the real service's self-signed
+            certificate, that certificate itself.
+        simulator_timeout_s: Timeout of one simulator request (300 s: the real service's own test
+            client's value; a real Aspen run can take minutes, and a run given up on keeps Aspen busy).
+            Keep it above the mock's per-run budget plus its queue wait plus 10 s (30 + 20 + 10 by
+            default): then a slow config is answered as a Timeout failure (the agent's fault, scored)
+            before the client gives up (which would be an infrastructure error, left out of the scores).
         simulator_retries: Extra attempts on connection errors, timeouts and 5xx.
         simulator_backoff_s: First retry delay, doubled on each further retry.
         simulator_token: Shared token sent as ``X-Aspen-Token`` (env ``ASPEN_SIMULATOR_TOKEN``); only
@@ -123,7 +129,8 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ASPEN_SIMULATOR_URL", "aspen_simulator_url"),
     )
     simulator_verify_tls: bool = True
-    simulator_timeout_s: float = Field(default=90.0, gt=0)
+    simulator_ca_bundle: Path | None = None
+    simulator_timeout_s: float = Field(default=300.0, gt=0)
     simulator_retries: int = Field(default=2, ge=0)
     simulator_backoff_s: float = Field(default=0.5, ge=0)
     simulator_token: SecretStr | None = Field(
@@ -152,6 +159,18 @@ class Settings(BaseSettings):
         if not value.startswith(("http://", "https://")):
             raise ValueError(f"{info.field_name} must start with http:// or https://, got {value!r}")
         return value.rstrip("/")
+
+    @field_validator("simulator_ca_bundle")
+    @classmethod
+    def _readable_bundle(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.is_file():
+            raise ValueError(f"simulator_ca_bundle {value}: no such file (a PEM certificate bundle)")
+        return value
+
+    @property
+    def simulator_named(self) -> bool:
+        """Whether a simulator URL was named (it is then used or the run stops; unnamed, a mock starts)."""
+        return "aspen_simulator_url" in self.model_fields_set
 
     @classmethod
     def settings_customise_sources(

@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import signal
+import ssl
 import sys
 import time
 from contextlib import suppress
@@ -101,7 +102,19 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         help="file holding the shared X-Aspen-Token every request must carry (or SIMULATOR_MOCK_TOKEN)",
     )
     option("--log-level", "log_level", help="uvicorn log level (default warning)")
+    option(
+        "--ssl-certfile",
+        "ssl_certfile",
+        type=Path,
+        help="serve HTTPS with this PEM certificate, as the real service does (needs --ssl-keyfile)",
+    )
+    option("--ssl-keyfile", "ssl_keyfile", type=Path, help="PEM private key of --ssl-certfile")
     args = parser.parse_args(argv)
+    if (args.ssl_certfile is None) != (args.ssl_keyfile is None):
+        parser.error("--ssl-certfile and --ssl-keyfile go together: give both to serve HTTPS")
+    for flag, path in (("--ssl-certfile", args.ssl_certfile), ("--ssl-keyfile", args.ssl_keyfile)):
+        if path is not None and not path.is_file():
+            parser.error(f"{flag} {path}: no such file")
     if args.schema_dir is not None and not args.schema_dir.is_dir():
         parser.error(f"--schema-dir {args.schema_dir}: no such folder")
     token = defaults.token
@@ -119,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     """Parse flags and serve until interrupted; returns the exit code.
 
     Exit codes: 0 after a normal shutdown, 130 after SIGINT, 143 after SIGTERM (uvicorn shuts the
-    server down gracefully first), 1 when the server could not start. On every path the engine
+    server down gracefully first), 1 when the server could not start, 2 for a certificate and key that
+    cannot be loaded. On every path the engine
     workers and multiprocessing's resource tracker are stopped before the process exits.
     """
     settings = parse_args(argv)
@@ -141,6 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     try:
+        _check_tls(settings)
+    except ssl.SSLError as exc:
+        print(f"error: --ssl-certfile / --ssl-keyfile cannot be used: {exc}", file=sys.stderr, flush=True)
+        return 2
+    try:
         uvicorn.run(
             app,
             host=settings.host,
@@ -150,11 +169,24 @@ def main(argv: list[str] | None = None) -> int:
             # Requests still running this long after the signal are cancelled: their runs stop at
             # the engine's next time check instead of holding the shutdown for a whole run budget.
             timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+            ssl_certfile=str(settings.ssl_certfile) if settings.ssl_certfile else None,
+            ssl_keyfile=str(settings.ssl_keyfile) if settings.ssl_keyfile else None,
         )
     finally:
         app.state.service.stop()
         stop_resource_tracker()
     return 0
+
+
+def _check_tls(settings: Settings) -> None:
+    """Load the certificate and key once before serving, so a bad pair is one line, not a traceback.
+
+    Raises:
+        ssl.SSLError: the files are not a PEM certificate and its matching key.
+    """
+    if settings.ssl_certfile is not None:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(settings.ssl_certfile, settings.ssl_keyfile)
 
 
 def stop_resource_tracker(timeout_s: float = 3.0) -> None:

@@ -81,3 +81,7 @@ class Settings(BaseSettings):
         1000, ge=0, description="Results documents kept in memory for GET /api/results/{run_id}."
     )
     log_level: str = Field("warning", description="uvicorn log level.")
+    ssl_certfile: Path | None = Field(
+        None, description="PEM certificate (chain): serve HTTPS, as the real service does (with ssl_keyfile)."
+    )
+    ssl_keyfile: Path | None = Field(None, description="PEM private key of ssl_certfile.")
