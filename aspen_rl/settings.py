@@ -69,9 +69,15 @@ class Settings(BaseSettings):
         model_api_key: API key of the model endpoint (env ``MODEL_API_KEY``); never shown in repr.
         model_api_url: OpenAI-compatible base URL (env ``MODEL_API_URL``); ``None`` uses the
             offline scripted policy.
-        aspen_simulator_url: Simulator service root (env ``ASPEN_SIMULATOR_URL``). Named anywhere (env,
-            ``.env``, YAML, ``--simulator-url``), it is used or the run stops with the reason; left
-            unset, a run starts its own mock.
+        aspen_simulator_url: Simulator service root (env ``ASPEN_SIMULATOR_URL``), or several separated by
+            commas or blanks, or the path of a file listing them one per line (``#`` comments): a pool
+            (:mod:`aspen_rl.simulator.pool`). Named anywhere (env, ``.env``, YAML, ``--simulator-url``),
+            it is used or the run stops with the reason; left unset, a run starts its own mock.
+        simulator_max_runs_per_service: Simulations in flight at once on one service, across every
+            process of this machine; ``null`` = 1 for a real service (Aspen runs one at a time and the
+            real service names files by the second) and no limit for this project's mock; 0 = no limit.
+        simulator_dispatch_log: File the pool appends one line per dispatched simulation to (a run
+            sets it in its folder; its report counts each service's share from it).
         simulator_verify_tls: Verify HTTPS certificates; false skips verification (trusted networks only).
         simulator_ca_bundle: PEM file of the certificates to trust for the simulator instead of the
             default CA bundle (env ``ASPEN_RL_SIMULATOR_CA_BUNDLE``): for the real service's self-signed
@@ -128,6 +134,8 @@ class Settings(BaseSettings):
         default="http://localhost:8002",
         validation_alias=AliasChoices("ASPEN_SIMULATOR_URL", "aspen_simulator_url"),
     )
+    simulator_max_runs_per_service: int | None = Field(default=None, ge=0)
+    simulator_dispatch_log: Path | None = None
     simulator_verify_tls: bool = True
     simulator_ca_bundle: Path | None = None
     simulator_timeout_s: float = Field(default=300.0, gt=0)
@@ -149,6 +157,26 @@ class Settings(BaseSettings):
     data_dir: Path = Path("data")
     algorithms: AlgorithmsSettings = Field(default_factory=AlgorithmsSettings)
 
+    @field_validator("aspen_simulator_url", mode="before")
+    @classmethod
+    def _simulator_urls(cls, value: Any) -> Any:
+        """One URL, several (commas or blanks), or a file listing them: normalised to ``url1,url2``."""
+        if isinstance(value, list | tuple):
+            value = ",".join(map(str, value))
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text and not text.startswith(("http://", "https://")) and Path(text).is_file():
+            lines = Path(text).read_text(encoding="utf-8").splitlines()
+            text = " ".join(line.split("#", 1)[0] for line in lines)
+            if not text.strip():
+                raise ValueError(f"aspen_simulator_url file {value} lists no URL")
+        urls = [u for u in text.replace(",", " ").split() if u]
+        bad = [u for u in urls if not u.startswith(("http://", "https://"))]
+        if bad:
+            raise ValueError(f"aspen_simulator_url must start with http:// or https://, got {bad[0]!r}")
+        return ",".join(dict.fromkeys(u.rstrip("/") for u in urls))
+
     @field_validator("aspen_simulator_url", "model_api_url")
     @classmethod
     def _http_url(cls, value: str | None, info: Any) -> str | None:
@@ -159,6 +187,11 @@ class Settings(BaseSettings):
         if not value.startswith(("http://", "https://")):
             raise ValueError(f"{info.field_name} must start with http:// or https://, got {value!r}")
         return value.rstrip("/")
+
+    @property
+    def simulator_urls(self) -> list[str]:
+        """The simulator service roots (one, or a pool)."""
+        return self.aspen_simulator_url.split(",")
 
     @field_validator("simulator_ca_bundle")
     @classmethod

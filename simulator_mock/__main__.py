@@ -103,6 +103,12 @@ def parse_args(argv: list[str] | None = None) -> Settings:
     )
     option("--log-level", "log_level", help="uvicorn log level (default warning)")
     option(
+        "--run-delay",
+        "run_delay_s",
+        type=float,
+        help="seconds added to every simulation's answer, a real Aspen's pace (default 0)",
+    )
+    option(
         "--ssl-certfile",
         "ssl_certfile",
         type=Path,

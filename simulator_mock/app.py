@@ -485,6 +485,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not body.strip():
             return json_response({"error": EMPTY_BODY}, 400)
         outcome = await service.simulate(body)
+        if settings.run_delay_s:  # a real Aspen's pace, without holding an engine worker
+            await asyncio.sleep(settings.run_delay_s)
         if isinstance(outcome, Response):
             return outcome
         return Response(outcome.body, status_code=outcome.status, media_type="application/json")

@@ -16,6 +16,7 @@ from aspen_rl.simulator.errors import (
     SimulatorProtocolError,
     SimulatorUnavailable,
 )
+from aspen_rl.simulator.pool import SimulatorPool
 from aspen_rl.tls import verify_option
 
 logger = logging.getLogger(__name__)
@@ -39,6 +40,11 @@ class SimulatorSettings(Protocol):
     simulator_verify_tls: bool
     simulator_ca_bundle: Path | None
     simulator_token: SecretStr | None
+    simulator_max_runs_per_service: int | None
+    simulator_dispatch_log: Path | None
+
+    @property
+    def simulator_urls(self) -> list[str]: ...
 
 
 class SimulatorClient:
@@ -97,7 +103,11 @@ class SimulatorClient:
 
     @classmethod
     def from_settings(cls, settings: SimulatorSettings, **kwargs: Any) -> SimulatorClient:
-        """A client configured from :class:`aspen_rl.settings.Settings` (keyword args override)."""
+        """A client configured from :class:`aspen_rl.settings.Settings` (keyword args override).
+
+        Its requests go through a :class:`~aspen_rl.simulator.pool.SimulatorPool` over the settings'
+        simulator URLs (per-service run limits, dead services taken out) unless a ``transport`` is given.
+        """
         options: dict[str, Any] = {
             "timeout_s": settings.simulator_timeout_s,
             "retries": settings.simulator_retries,
@@ -107,7 +117,15 @@ class SimulatorClient:
             "token": settings.simulator_token.get_secret_value() if settings.simulator_token else None,
         }
         options.update(kwargs)
-        return cls(settings.aspen_simulator_url, **options)
+        urls = settings.simulator_urls
+        if options.get("transport") is None:
+            options["transport"] = SimulatorPool(
+                urls,
+                max_runs=settings.simulator_max_runs_per_service,
+                verify=verify_option(options["verify_tls"], options["ca_bundle"]),
+                dispatch_log=settings.simulator_dispatch_log,
+            )
+        return cls(urls[0], **options)
 
     async def __aenter__(self) -> SimulatorClient:
         return self

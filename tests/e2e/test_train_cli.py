@@ -41,6 +41,9 @@ def test_dev_run_with_two_runners_offline(run_cli) -> None:
     assert (run.output_dir / "reward_distribution.png").stat().st_size > 5000
     log = (run.output_dir / "training.log").read_text(encoding="utf-8")
     assert "OFFLINE SCRIPTED POLICY" in log
+    # No simulator named: the run started its own mock, said so and recorded it.
+    assert run.summary["simulator"]["source"] == "started mock"
+    assert f"started the mock for this run at {run.summary['simulator']['url']}" in run.proc.stderr
     # Every rollout really went through the tools and the simulator.
     assert all(any(c.name == "run_simulation" and c.ok for c in r.tool_calls) for r in records)
 
