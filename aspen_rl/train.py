@@ -30,6 +30,7 @@ from aspen_rl.tasks.datasets import TaskFileError, save_tasks
 logger = logging.getLogger("aspen_rl")
 
 LOG_FILE = "training.log"
+DISPATCH_LOG = "simulator_dispatch.jsonl"
 DEFAULT_ERROR_RATE = 0.25
 
 
@@ -142,6 +143,7 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
             _train(args, settings, algorithm, splits)
     except KeyboardInterrupt:
         lifecycle.note_keyboard_interrupt()  # our handler already set the signal; a bare Ctrl-C is SIGINT
+    _record_simulator_shares(run_info["simulator"], output_dir, console)
     if lifecycle.interrupted:
         # Every service of the run is stopped by now (the ExitStack above has unwound).
         logger.info("services stopped; writing the interrupted run's summary")
@@ -184,21 +186,30 @@ def _simulator(
     tls = _tls_note(settings)
     if settings.simulator_named:
         token = settings.simulator_token.get_secret_value() if settings.simulator_token else None
-        check = check_simulator(
-            url, verify_tls=settings.simulator_verify_tls, ca_bundle=settings.simulator_ca_bundle, token=token
-        )
-        if not check.ok:
-            raise UsageError(
-                f"simulator {url}: {check.problem}. A named simulator is used or the run stops (never "
-                "replaced by the mock); leave ASPEN_SIMULATOR_URL unset to have the run start its own mock"
+        checks = [
+            check_simulator(
+                one,
+                verify_tls=settings.simulator_verify_tls,
+                ca_bundle=settings.simulator_ca_bundle,
+                token=token,
             )
-        kind = "the mock (simulator_mock)" if check.is_mock else "an Aspen service"
-        info = {"url": url, "source": "external", "service": kind, "tls": tls}
-        console.print(f"Simulator: {url}, external, {kind}" + (f", TLS {tls}" if tls else ""))
-        problem = timeout_problem(settings.simulator_timeout_s, check.health)
-        if problem:
-            logger.warning(problem)
-            console.print(f"[yellow]warning:[/] {escape(problem)}")
+            for one in settings.simulator_urls
+        ]
+        for check in checks:
+            if not check.ok:
+                raise UsageError(
+                    f"simulator {check.url}: {check.problem}. A named simulator is used or the run stops "
+                    "(never replaced by the mock); leave ASPEN_SIMULATOR_URL unset to start a mock instead"
+                )
+        services = {c.url: "the mock (simulator_mock)" if c.is_mock else "an Aspen service" for c in checks}
+        info: dict[str, Any] = {"url": url, "source": "external", "services": services, "tls": tls}
+        shown = ", ".join(f"{one} ({kind})" for one, kind in services.items())
+        console.print(f"Simulator: {shown}, external" + (f", TLS {tls}" if tls else ""))
+        for check in checks:
+            problem = timeout_problem(settings.simulator_timeout_s, check.health)
+            if problem:
+                logger.warning(problem)
+                console.print(f"[yellow]warning:[/] {escape(problem)}")
     else:
         service = stack.enter_context(
             mock_simulator(
@@ -208,18 +219,46 @@ def _simulator(
             )
         )
         settings = settings.model_copy(update={"aspen_simulator_url": service.url})
-        info = {"url": service.url, "source": "started mock", "service": "the mock (simulator_mock)"}
+        info = {
+            "url": service.url,
+            "source": "started mock",
+            "services": {service.url: "the mock (simulator_mock)"},
+        }
         info["schemas"] = "packaged"
         console.print(
             f"Simulator: started the mock for this run at {service.url} (no ASPEN_SIMULATOR_URL named)"
         )
+    limit = settings.simulator_max_runs_per_service
+    info["max_runs_per_service"] = (
+        limit
+        if limit is not None
+        else "1 per Aspen service, no limit on the mock (simulator_max_runs_per_service)"
+    )
+    settings = settings.model_copy(update={"simulator_dispatch_log": output_dir / DISPATCH_LOG})
     logger.info("simulator: %s", info)
     return settings, info
 
 
+def _record_simulator_shares(info: dict[str, Any], output_dir: Path, console: Console) -> None:
+    """Each simulator service's share of the run's simulations (from the pool's dispatch log), into the
+    summary's ``simulator`` record; printed when the run used more than one service."""
+    from aspen_rl.simulator.pool import pool_report
+
+    services = info.get("services") or {}
+    if not services:
+        return
+    info["runs_per_service"] = shares = pool_report(output_dir / DISPATCH_LOG, list(services))
+    if len(shares) > 1:
+        parts = []
+        for url, share in shares.items():
+            out = f", out {share['unreachable']}x" if share["unreachable"] else ""
+            parts.append(f"{url} {share['runs']} ({share['share']:.0%}{out})")
+        console.print(f"Simulations per service: {', '.join(parts)}")
+
+
 def _tls_note(settings: Settings) -> str | None:
     """How the simulator's certificate is checked, for an https URL (None for http)."""
-    if not settings.aspen_simulator_url.startswith("https://"):
+    if not any(url.startswith("https://") for url in settings.simulator_urls):
         return None
     if not settings.simulator_verify_tls:
         return "certificate not verified (simulator_verify_tls false)"
