@@ -102,6 +102,13 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         help="file holding the shared X-Aspen-Token every request must carry (or SIMULATOR_MOCK_TOKEN)",
     )
     option("--log-level", "log_level", help="uvicorn log level (default warning)")
+    parser.add_argument(
+        "--windows-paths",
+        dest="windows_paths",
+        action="store_true",
+        default=defaults.windows_paths,
+        help="answer file paths as the real service on Windows does (D:\\aspen\\resultfile\\...)",
+    )
     option(
         "--run-delay",
         "run_delay_s",

@@ -87,6 +87,13 @@ class Settings(BaseSettings):
         le=600,
         description="Seconds added to every simulation's answer, to rehearse a real Aspen's pace (0 = none).",
     )
+    windows_paths: bool = Field(
+        False,
+        description=(
+            "Answer file paths as the real service on Windows does (D:\\aspen\\resultfile\\<name>, "
+            "configfile, bkpfile) and serve them back, so an agent practises echoing backslash paths."
+        ),
+    )
     ssl_certfile: Path | None = Field(
         None, description="PEM certificate (chain): serve HTTPS, as the real service does (with ssl_keyfile)."
     )

@@ -888,3 +888,25 @@ def test_results_folder_keeps_a_bounded_number_of_runs(tmp_path: Path) -> None:
         assert client.get(f"/api/results/{first['run_id']}").status_code == 404
     assert (results / "config_mine.json").exists()
     assert len(list(results.glob("config_*.json"))) == 3  # two runs + the user's file
+
+
+def test_windows_paths_are_answered_and_served_back_as_the_real_service_names_them(tmp_path: Path) -> None:
+    """--windows-paths: the answer's paths are the real service's (D:\\aspen\\resultfile\\...), and only
+    those (either separator, any case) are served back; a bare name stays 404."""
+    with in_process_client(tmp_path, windows_paths=True) as client:
+        answer = run(client, examples.heater())
+        name = Path(answer["result_file_path"].replace("\\", "/")).name
+        assert answer["result_file_path"] == f"D:\\aspen\\resultfile\\{name}"
+        assert answer["config_file_path"].startswith("D:\\aspen\\configfile\\config_")
+        assert answer["aspen_file_path"].startswith("D:\\aspen\\bkpfile\\output_")
+        workbook = client.get("/get-aspen-result", params={"file_path": answer["result_file_path"]})
+        assert workbook.status_code == 200
+        info = workbook.json()["file_info"]
+        assert info["file_name"] == name and info["file_path"] == answer["result_file_path"]
+        forward = answer["result_file_path"].replace("\\", "/").lower()
+        assert client.get("/get-aspen-result", params={"file_path": forward}).status_code == 200
+        assert client.get("/download", params={"file_path": answer["config_file_path"]}).json() == (
+            examples.heater()
+        )
+        for wrong in (name, f"D:\\aspen\\{name}", f"E:\\other\\resultfile\\{name}"):
+            assert client.get("/get-aspen-result", params={"file_path": wrong}).status_code == 404, wrong
