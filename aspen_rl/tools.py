@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from aspen_rl.contract.rendering import render_workbook
+from aspen_rl.contract.run_answer import error_excerpt
 from aspen_rl.contract.schema_view import render_schemas
 from aspen_rl.contract.workbook import is_workbook
 from aspen_rl.simulator.client import SimulatorClient
@@ -37,10 +38,6 @@ def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _clip_text(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
-
-
 def run_answer_for_model(answer: dict[str, Any]) -> dict[str, Any]:
     """What the model reads of a run answer: success and the result file, or the failure's reasons."""
     if answer.get("success") is True:
@@ -51,7 +48,7 @@ def run_answer_for_model(answer: dict[str, Any]) -> dict[str, Any]:
     shown = {"success": False, "error_type": answer.get("error_type", "SimulationFailed")}
     if answer.get("error_code"):
         shown["error_code"] = answer["error_code"]
-    shown["error_message"] = _clip_text(str(answer.get("error_message", "")), ERROR_MESSAGE_SHOWN)
+    shown["error_message"] = error_excerpt(str(answer.get("error_message", "")), ERROR_MESSAGE_SHOWN)
     return shown
 
 
