@@ -224,6 +224,9 @@ class PropertyPackage:
         self.names: list[str] = list(constants.names)
         self.MWs = np.asarray(constants.MWs, dtype=float)
         self.warnings: list[str] = []
+        #: Component index pairs whose binary parameters were fitted to vapour-liquid data (ChemSep NRTL /
+        #: UNIQUAC): a liquid-liquid split they decide is an extrapolation, named in the run's warnings.
+        self.vle_fitted_pairs: list[tuple[int, int]] = []
         Hfs = []
         for name, Hf in zip(self.names, constants.Hfgs, strict=True):
             if Hf is None:
@@ -316,6 +319,10 @@ class PropertyPackage:
             )
             self._nrtl = (np.asarray(tau_bs, dtype=float), np.asarray(alpha_cs, dtype=float))
             self.warnings.extend(notes)
+        if liquid in ("NRTL", "UNIQUAC") and len(self.CASs) > 1:
+            from simulator_mock.binary_parameters import VLE_FITTED_TABLES, chemsep_pairs
+
+            self.vle_fitted_pairs = chemsep_pairs(VLE_FITTED_TABLES[liquid], list(self.CASs))
         return liquid, caloric
 
     def _uniquac_rq_values(self) -> tuple[np.ndarray, np.ndarray]:
