@@ -13,6 +13,8 @@ paths, so one rollout could read another's numbers. :class:`SimulatorPool` is an
 * appends one JSON line per dispatched run to an optional log, from which a run's report counts each
   service's share.
 
+Connections are direct (httpx uses no ``HTTP(S)_PROXY`` once a transport is given).
+
 ``max_runs=None`` decides per service on first use: no limit for this project's mock (its ``/health``
 says ``simulator: simulator_mock``; it names files uniquely and bounds its own load), 1 for any other.
 """
