@@ -93,6 +93,7 @@ def test_https_service_with_a_self_signed_certificate(tmp_path: Path) -> None:
             results = sum(1 for r in records for c in r.tool_calls if c.name == "get_result")
             assert seen.count(("POST", "/run-aspen-simulation")) == runs == 2
             assert seen.count(("GET", "/get-aspen-result")) == results == 2
+            assert simulator["runs_per_service"] == {url: {"runs": 2, "unreachable": 0, "share": 1.0}}
 
 
 def test_a_named_url_with_nothing_listening_stops_the_run(tmp_path: Path) -> None:
