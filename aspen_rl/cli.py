@@ -16,8 +16,9 @@ Train or evaluate the chemistry-expert agent with Microsoft Agent Lightning.
 With no model endpoint configured (MODEL_API_URL / --api-url), rollouts are driven by the OFFLINE
 SCRIPTED POLICY: an honest stand-in, not a language model, that replays each task's reference
 solution through the real tool-calling protocol with seeded mistakes (see --error-rate) and ignores
-prompts. With no simulator answering at ASPEN_SIMULATOR_URL, the mock Aspen service is started on a
-free loopback port for the run and stopped at exit.
+prompts. With no simulator named (ASPEN_SIMULATOR_URL / --simulator-url), the mock Aspen service is
+started on a free loopback port for the run and stopped at exit; a named one is used, or the run stops
+before any rollout saying why (certificate not trusted, nothing listening, not a simulator).
 """
 
 
@@ -65,7 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--api-key", default=None, help="model API key (env MODEL_API_KEY); never logged")
     parser.add_argument("--api-url", default=None, help="OpenAI-compatible base URL (env MODEL_API_URL)")
     parser.add_argument(
-        "--simulator-url", default=None, help="simulator service URL (env ASPEN_SIMULATOR_URL)"
+        "--simulator-url",
+        default=None,
+        help="simulator service URL, or several separated by commas (a pool) (env ASPEN_SIMULATOR_URL)",
     )
     parser.add_argument("--repeats", type=_positive_int, default=None, help="rollouts per task")
     parser.add_argument(

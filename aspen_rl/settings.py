@@ -69,12 +69,24 @@ class Settings(BaseSettings):
         model_api_key: API key of the model endpoint (env ``MODEL_API_KEY``); never shown in repr.
         model_api_url: OpenAI-compatible base URL (env ``MODEL_API_URL``); ``None`` uses the
             offline scripted policy.
-        aspen_simulator_url: Simulator service root (env ``ASPEN_SIMULATOR_URL``).
-        simulator_verify_tls: Verify HTTPS certificates (false for a self-signed real service).
-        simulator_timeout_s: Timeout of one simulator request. Keep it above the mock's per-run budget
-            plus its queue wait plus 10 s (30 + 20 + 10 by default): then a slow config is answered
-            as a Timeout failure (the agent's fault, scored) before the client gives up (which
-            would be an infrastructure error, left out of the scores).
+        aspen_simulator_url: Simulator service root (env ``ASPEN_SIMULATOR_URL``), or several separated by
+            commas or blanks, or the path of a file listing them one per line (``#`` comments): a pool
+            (:mod:`aspen_rl.simulator.pool`). Named anywhere (env, ``.env``, YAML, ``--simulator-url``),
+            it is used or the run stops with the reason; left unset, a run starts its own mock.
+        simulator_max_runs_per_service: Simulations in flight at once on one service, across every
+            process of this machine; ``null`` = 1 for a real service (Aspen runs one at a time and the
+            real service names files by the second) and no limit for this project's mock; 0 = no limit.
+        simulator_dispatch_log: File the pool appends one line per dispatched simulation to (a run
+            sets it in its folder; its report counts each service's share from it).
+        simulator_verify_tls: Verify HTTPS certificates; false skips verification (trusted networks only).
+        simulator_ca_bundle: PEM file of the certificates to trust for the simulator instead of the
+            default CA bundle (env ``ASPEN_RL_SIMULATOR_CA_BUNDLE``): for the real service's self-signed
+            certificate, that certificate itself.
+        simulator_timeout_s: Timeout of one simulator request (300 s: the real service's own test
+            client's value; a real Aspen run can take minutes, and a run given up on keeps Aspen busy).
+            Keep it above the mock's per-run budget plus its queue wait plus 10 s (30 + 20 + 10 by
+            default): then a slow config is answered as a Timeout failure (the agent's fault, scored)
+            before the client gives up (which would be an infrastructure error, left out of the scores).
         simulator_retries: Extra attempts on connection errors, timeouts and 5xx.
         simulator_backoff_s: First retry delay, doubled on each further retry.
         simulator_token: Shared token sent as ``X-Aspen-Token`` (env ``ASPEN_SIMULATOR_TOKEN``); only
@@ -125,8 +137,11 @@ class Settings(BaseSettings):
         default="http://localhost:8002",
         validation_alias=AliasChoices("ASPEN_SIMULATOR_URL", "aspen_simulator_url"),
     )
+    simulator_max_runs_per_service: int | None = Field(default=None, ge=0)
+    simulator_dispatch_log: Path | None = None
     simulator_verify_tls: bool = True
-    simulator_timeout_s: float = Field(default=90.0, gt=0)
+    simulator_ca_bundle: Path | None = None
+    simulator_timeout_s: float = Field(default=300.0, gt=0)
     simulator_retries: int = Field(default=2, ge=0)
     simulator_backoff_s: float = Field(default=0.5, ge=0)
     simulator_token: SecretStr | None = Field(
@@ -146,6 +161,26 @@ class Settings(BaseSettings):
     data_dir: Path = Path("data")
     algorithms: AlgorithmsSettings = Field(default_factory=AlgorithmsSettings)
 
+    @field_validator("aspen_simulator_url", mode="before")
+    @classmethod
+    def _simulator_urls(cls, value: Any) -> Any:
+        """One URL, several (commas or blanks), or a file listing them: normalised to ``url1,url2``."""
+        if isinstance(value, list | tuple):
+            value = ",".join(map(str, value))
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text and not text.startswith(("http://", "https://")) and Path(text).is_file():
+            lines = Path(text).read_text(encoding="utf-8").splitlines()
+            text = " ".join(line.split("#", 1)[0] for line in lines)
+            if not text.strip():
+                raise ValueError(f"aspen_simulator_url file {value} lists no URL")
+        urls = [u for u in text.replace(",", " ").split() if u]
+        bad = [u for u in urls if not u.startswith(("http://", "https://"))]
+        if bad:
+            raise ValueError(f"aspen_simulator_url must start with http:// or https://, got {bad[0]!r}")
+        return ",".join(dict.fromkeys(u.rstrip("/") for u in urls))
+
     @field_validator("aspen_simulator_url", "model_api_url")
     @classmethod
     def _http_url(cls, value: str | None, info: Any) -> str | None:
@@ -156,6 +191,23 @@ class Settings(BaseSettings):
         if not value.startswith(("http://", "https://")):
             raise ValueError(f"{info.field_name} must start with http:// or https://, got {value!r}")
         return value.rstrip("/")
+
+    @property
+    def simulator_urls(self) -> list[str]:
+        """The simulator service roots (one, or a pool)."""
+        return self.aspen_simulator_url.split(",")
+
+    @field_validator("simulator_ca_bundle")
+    @classmethod
+    def _readable_bundle(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.is_file():
+            raise ValueError(f"simulator_ca_bundle {value}: no such file (a PEM certificate bundle)")
+        return value
+
+    @property
+    def simulator_named(self) -> bool:
+        """Whether a simulator URL was named (it is then used or the run stops; unnamed, a mock starts)."""
+        return "aspen_simulator_url" in self.model_fields_set
 
     @classmethod
     def settings_customise_sources(

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from aspen_rl.contract.rendering import render_workbook
+from aspen_rl.contract.run_answer import error_excerpt
 from aspen_rl.contract.schema_view import render_schemas
 from aspen_rl.contract.workbook import is_workbook
 from aspen_rl.simulator.client import SimulatorClient
@@ -37,10 +38,6 @@ def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _clip_text(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
-
-
 def run_answer_for_model(answer: dict[str, Any]) -> dict[str, Any]:
     """What the model reads of a run answer: success and the result file, or the failure's reasons."""
     if answer.get("success") is True:
@@ -51,7 +48,7 @@ def run_answer_for_model(answer: dict[str, Any]) -> dict[str, Any]:
     shown = {"success": False, "error_type": answer.get("error_type", "SimulationFailed")}
     if answer.get("error_code"):
         shown["error_code"] = answer["error_code"]
-    shown["error_message"] = _clip_text(str(answer.get("error_message", "")), ERROR_MESSAGE_SHOWN)
+    shown["error_message"] = error_excerpt(str(answer.get("error_message", "")), ERROR_MESSAGE_SHOWN)
     return shown
 
 
@@ -159,7 +156,8 @@ def build_tools(
     async def get_schema(
         block_types: Annotated[
             list[str],
-            'Aspen block types you will use, e.g. ["Heater", "Flash2"]. \'base\' is always added.',
+            'Aspen block types you will use, e.g. ["Heater", "Flash2"], and "reactions", "design_specs" or '
+            "\"convergence\" when the config needs that section. 'base' is always added.",
         ],
     ) -> str:
         """Fetch the JSON Schema of the flowsheet config for the given block types.
@@ -167,7 +165,8 @@ def build_tools(
         Call this first, before writing a config. The answer always contains the 'base' part
         (components, property_methods, blocks, streams, block_connections, stream_data) and one part
         per requested block type describing its blocks_<Type>_data section, allowed values and
-        units. Unknown block types are listed under not_found.
+        units. The reactions, design_specs and convergence sections have parts of their own: ask for
+        them by those names. Unknown names are listed under not_found.
         """
         if isinstance(block_types, str):  # tolerate "Heater,Flash2"
             block_types = block_types.split(",")

@@ -31,6 +31,7 @@ from aspen_rl.tasks.datasets import TaskFileError, save_tasks
 logger = logging.getLogger("aspen_rl")
 
 LOG_FILE = "training.log"
+DISPATCH_LOG = "simulator_dispatch.jsonl"
 DEFAULT_ERROR_RATE = 0.25
 
 
@@ -113,13 +114,12 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
     _preflight(args, settings)
 
     stack_import = StackImport()  # overlaps the slow imports with the services' start-up
-    from aspen_rl.services import is_healthy, is_loopback, mock_simulator
 
     run_info: dict[str, Any] = {
         "algorithm": args.algorithm,
         "mode": args.mode,
         "policy": None,
-        "simulator": settings.aspen_simulator_url,
+        "simulator": {"url": settings.aspen_simulator_url},
         "n_runners": args.n_runners,
         "repeats": repeats,
         "seed": args.seed,
@@ -134,28 +134,7 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
     lifecycle.on_timeout = lambda: _write_interrupted(report, output_dir, run_info, requested, lifecycle)
     try:
         with ExitStack() as stack:
-            if not is_healthy(
-                settings.aspen_simulator_url + "/health", timeout_s=2.0, verify=settings.simulator_verify_tls
-            ):
-                if not is_loopback(settings.aspen_simulator_url):
-                    raise ServiceError(
-                        f"no simulator answers GET /health at {settings.aspen_simulator_url} "
-                        "(checked for 2 s); the mock stands in only for a loopback URL: a remote "
-                        "service is never replaced silently"
-                    )
-                service = stack.enter_context(
-                    mock_simulator(
-                        output_dir / "simulator_results",
-                        log_path=output_dir / "simulator.log",
-                        client_timeout_s=settings.simulator_timeout_s,
-                    )
-                )
-                console.print(
-                    f"No simulator at {settings.aspen_simulator_url}; started the mock: {service.url}"
-                )
-                settings = settings.model_copy(update={"aspen_simulator_url": service.url})
-                run_info["simulator"] = service.url
-            _warn_on_timeouts(settings, console)
+            settings, run_info["simulator"] = _simulator(settings, stack, output_dir, console)
             stack_import.wait(console)
             llm, policy = _policy(args, settings, splits, stack, output_dir, local_model)
             run_info["policy"] = policy
@@ -176,6 +155,7 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
             _train(args, settings, algorithm, splits)
     except KeyboardInterrupt:
         lifecycle.note_keyboard_interrupt()  # our handler already set the signal; a bare Ctrl-C is SIGINT
+    _record_simulator_shares(run_info["simulator"], output_dir, console)
     if lifecycle.interrupted:
         # Every service of the run is stopped by now (the ExitStack above has unwound).
         logger.info("services stopped; writing the interrupted run's summary")
@@ -196,22 +176,107 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
     return 0
 
 
-def _warn_on_timeouts(settings: Settings, console: Console) -> None:
-    """Warn when the simulator's run budget + queue wait (its /health) is not below the client's timeout."""
-    import httpx
+def _simulator(
+    settings: Settings, stack: ExitStack, output_dir: Path, console: Console
+) -> tuple[Settings, dict[str, Any]]:
+    """The run's simulator: the named one, used only if it passes the check, or a mock started for the run.
 
-    from aspen_rl.services import timeout_problem
+    A URL named anywhere (environment, .env, YAML, ``--simulator-url``) is never replaced: a certificate
+    that is not trusted, nothing listening, or a service that does not speak the contract stops the run
+    here, before any rollout. Only when no URL is named does the run start its own mock.
 
-    try:
-        health = httpx.get(
-            settings.aspen_simulator_url + "/health", timeout=2.0, verify=settings.simulator_verify_tls
-        ).json()
-    except (httpx.HTTPError, ValueError):
+    Returns:
+        The settings pointing at the simulator, and what ``summary.json`` records of it.
+
+    Raises:
+        UsageError: the named simulator cannot be used (the message says why and how to fix it).
+    """
+    from aspen_rl.services import mock_simulator, timeout_problem
+    from aspen_rl.simulator.probe import check_simulator
+
+    url = settings.aspen_simulator_url
+    tls = _tls_note(settings)
+    if settings.simulator_named:
+        token = settings.simulator_token.get_secret_value() if settings.simulator_token else None
+        checks = [
+            check_simulator(
+                one,
+                verify_tls=settings.simulator_verify_tls,
+                ca_bundle=settings.simulator_ca_bundle,
+                token=token,
+            )
+            for one in settings.simulator_urls
+        ]
+        for check in checks:
+            if not check.ok:
+                raise UsageError(
+                    f"simulator {check.url}: {check.problem}. A named simulator is used or the run stops "
+                    "(never replaced by the mock); leave ASPEN_SIMULATOR_URL unset to start a mock instead"
+                )
+        services = {c.url: "the mock (simulator_mock)" if c.is_mock else "an Aspen service" for c in checks}
+        info: dict[str, Any] = {"url": url, "source": "external", "services": services, "tls": tls}
+        shown = ", ".join(f"{one} ({kind})" for one, kind in services.items())
+        console.print(f"Simulator: {shown}, external" + (f", TLS {tls}" if tls else ""))
+        for check in checks:
+            problem = timeout_problem(settings.simulator_timeout_s, check.health)
+            if problem:
+                logger.warning(problem)
+                console.print(f"[yellow]warning:[/] {escape(problem)}")
+    else:
+        service = stack.enter_context(
+            mock_simulator(
+                output_dir / "simulator_results",
+                log_path=output_dir / "simulator.log",
+                client_timeout_s=settings.simulator_timeout_s,
+            )
+        )
+        settings = settings.model_copy(update={"aspen_simulator_url": service.url})
+        info = {
+            "url": service.url,
+            "source": "started mock",
+            "services": {service.url: "the mock (simulator_mock)"},
+        }
+        info["schemas"] = "packaged"
+        console.print(
+            f"Simulator: started the mock for this run at {service.url} (no ASPEN_SIMULATOR_URL named)"
+        )
+    limit = settings.simulator_max_runs_per_service
+    info["max_runs_per_service"] = (
+        limit
+        if limit is not None
+        else "1 per Aspen service, no limit on the mock (simulator_max_runs_per_service)"
+    )
+    settings = settings.model_copy(update={"simulator_dispatch_log": output_dir / DISPATCH_LOG})
+    logger.info("simulator: %s", info)
+    return settings, info
+
+
+def _record_simulator_shares(info: dict[str, Any], output_dir: Path, console: Console) -> None:
+    """Each simulator service's share of the run's simulations (from the pool's dispatch log), into the
+    summary's ``simulator`` record; printed when the run used more than one service."""
+    from aspen_rl.simulator.pool import pool_report
+
+    services = info.get("services") or {}
+    if not services:
         return
-    problem = timeout_problem(settings.simulator_timeout_s, health if isinstance(health, dict) else {})
-    if problem:
-        logger.warning(problem)
-        console.print(f"[yellow]warning:[/] {escape(problem)}")
+    info["runs_per_service"] = shares = pool_report(output_dir / DISPATCH_LOG, list(services))
+    if len(shares) > 1:
+        parts = []
+        for url, share in shares.items():
+            out = f", out {share['unreachable']}x" if share["unreachable"] else ""
+            parts.append(f"{url} {share['runs']} ({share['share']:.0%}{out})")
+        console.print(f"Simulations per service: {', '.join(parts)}")
+
+
+def _tls_note(settings: Settings) -> str | None:
+    """How the simulator's certificate is checked, for an https URL (None for http)."""
+    if not any(url.startswith("https://") for url in settings.simulator_urls):
+        return None
+    if not settings.simulator_verify_tls:
+        return "certificate not verified (simulator_verify_tls false)"
+    if settings.simulator_ca_bundle is not None:
+        return f"verified against the CA bundle {settings.simulator_ca_bundle}"
+    return "verified against the default CA bundle"
 
 
 def _requested_splits(args: Any, splits: TaskSplits, repeats: int) -> dict[str, int | None]:

@@ -7,6 +7,7 @@ import logging
 import os
 import signal
 import socket
+import ssl
 import sys
 import time
 from contextlib import suppress
@@ -102,7 +103,32 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         help="file holding the shared X-Aspen-Token every request must carry (or SIMULATOR_MOCK_TOKEN)",
     )
     option("--log-level", "log_level", help="uvicorn log level (default warning)")
+    parser.add_argument(
+        "--windows-paths",
+        dest="windows_paths",
+        action="store_true",
+        default=defaults.windows_paths,
+        help="answer file paths as the real service on Windows does (D:\\aspen\\resultfile\\...)",
+    )
+    option(
+        "--run-delay",
+        "run_delay_s",
+        type=float,
+        help="seconds added to every simulation's answer, a real Aspen's pace (default 0)",
+    )
+    option(
+        "--ssl-certfile",
+        "ssl_certfile",
+        type=Path,
+        help="serve HTTPS with this PEM certificate, as the real service does (needs --ssl-keyfile)",
+    )
+    option("--ssl-keyfile", "ssl_keyfile", type=Path, help="PEM private key of --ssl-certfile")
     args = parser.parse_args(argv)
+    if (args.ssl_certfile is None) != (args.ssl_keyfile is None):
+        parser.error("--ssl-certfile and --ssl-keyfile go together: give both to serve HTTPS")
+    for flag, path in (("--ssl-certfile", args.ssl_certfile), ("--ssl-keyfile", args.ssl_keyfile)):
+        if path is not None and not path.is_file():
+            parser.error(f"{flag} {path}: no such file")
     if args.schema_dir is not None and not args.schema_dir.is_dir():
         parser.error(f"--schema-dir {args.schema_dir}: no such folder")
     token = defaults.token
@@ -120,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     """Parse flags and serve until interrupted; returns the exit code.
 
     Exit codes: 0 after a normal shutdown, 130 after SIGINT, 143 after SIGTERM (uvicorn shuts the
-    server down gracefully first), 1 when the server could not start. On every path the engine
+    server down gracefully first), 1 when the server could not start, 2 for a certificate and key that
+    cannot be loaded. On every path the engine
     workers and multiprocessing's resource tracker are stopped before the process exits.
     """
     settings = parse_args(argv)
@@ -128,6 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     if busy:  # before any engine worker starts: one line and exit 1
         print(f"error: {busy}", file=sys.stderr, flush=True)
         return 1
+    try:
+        _check_tls(settings)
+    except (ssl.SSLError, OSError) as exc:  # before any engine worker starts
+        print(f"error: --ssl-certfile / --ssl-keyfile cannot be used: {exc}", file=sys.stderr, flush=True)
+        return 2
     warning = bind_warning(settings.host, settings.token is not None)
     if warning:
         print(warning, file=sys.stderr, flush=True)
@@ -154,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         # Requests still running this long after the signal are cancelled: their runs stop at
         # the engine's next time check instead of holding the shutdown for a whole run budget.
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+        ssl_certfile=str(settings.ssl_certfile) if settings.ssl_certfile else None,
+        ssl_keyfile=str(settings.ssl_keyfile) if settings.ssl_keyfile else None,
     )
     server = _announcing_server(uvicorn, config)
     try:
@@ -189,6 +223,17 @@ def _port_in_use(host: str, port: int) -> str | None:
         except OSError as exc:
             return f"cannot listen on {host}:{port}: {exc.strerror or exc} (choose another --port)"
     return None
+
+
+def _check_tls(settings: Settings) -> None:
+    """Load the certificate and key once before serving, so a bad pair is one line, not a traceback.
+
+    Raises:
+        ssl.SSLError: the files are not a PEM certificate and its matching key.
+    """
+    if settings.ssl_certfile is not None:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(settings.ssl_certfile, settings.ssl_keyfile)
 
 
 def stop_resource_tracker(timeout_s: float = 3.0) -> None:

@@ -63,6 +63,26 @@ RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 ENGINE = f"thermo {version('thermo')} + chemicals {version('chemicals')}"
 
 
+#: The real service's folders (``BASE_DIR = D:/aspen`` on its Windows box) by the answer key they fill.
+WINDOWS_FOLDERS = {
+    "config_file_path": "configfile",
+    "aspen_file_path": "bkpfile",
+    "result_file_path": "resultfile",
+}
+WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]aspen[\\/](?:configfile|bkpfile|resultfile)[\\/]([^\\/]+)$", re.I)
+WINDOWS_ROOT = "D:\\aspen"
+
+
+def windows_answer(body: bytes) -> bytes:
+    """A run answer with its file paths as the real service on Windows writes them
+    (``D:\\aspen\\resultfile\\aspen_result_export_<id>.xlsx``)."""
+    answer = orjson.loads(body)
+    for key, folder in WINDOWS_FOLDERS.items():
+        if isinstance(answer.get(key), str):
+            answer[key] = f"{WINDOWS_ROOT}\\{folder}\\{Path(answer[key]).name}"
+    return answer_json(answer)
+
+
 def json_response(content: Any, status: int = 200) -> Response:
     """A JSON response, keys sorted as the real service's Flask sorts them."""
     return Response(answer_json(content), status_code=status, media_type="application/json")
@@ -341,13 +361,15 @@ class Service:
             return None
 
     def confine(self, file_path: str) -> Path | None:
-        """``file_path`` resolved (a relative one against the results folder); None if it leaves that folder.
+        """``file_path`` resolved; None if it leaves the results folder.
 
+        A relative path resolves against the service's working directory, as the real service's
+        ``os.path.exists(file_path)`` does (a bare file name is not looked up in the results folder).
         Symbolic links are followed before the check, so a link inside the folder cannot lead out of it.
         """
         try:
             path = Path(file_path)
-            resolved = (path if path.is_absolute() else self.results_root / path).resolve()
+            resolved = (path if path.is_absolute() else Path.cwd() / path).resolve()
         except (OSError, RuntimeError, ValueError):  # e.g. a NUL byte, a symlink loop
             return None
         return resolved if resolved.is_relative_to(self.results_root) else None
@@ -483,15 +505,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not body.strip():
             return json_response({"error": EMPTY_BODY}, 400)
         outcome = await service.simulate(body)
+        if settings.run_delay_s:  # a real Aspen's pace, without holding an engine worker
+            await asyncio.sleep(settings.run_delay_s)
         if isinstance(outcome, Response):
             return outcome
-        return Response(outcome.body, status_code=outcome.status, media_type="application/json")
+        body = windows_answer(outcome.body) if settings.windows_paths else outcome.body
+        return Response(body, status_code=outcome.status, media_type="application/json")
 
     async def located(file_path: str | None) -> Path | Response:
         """The file a ``file_path`` query names, or the real service's 400 / 404 answer (403 outside)."""
         if not file_path:
             return error_response(400, "缺少必需参数: file_path")
-        path = service.confine(file_path)
+        windows = WINDOWS_PATH.match(file_path) if settings.windows_paths else None
+        path = service.confine(str(service.results_root / windows.group(1)) if windows else file_path)
+        if path is None and not Path(file_path).is_absolute():
+            # The real service looks a relative path up in its working directory and finds nothing there.
+            return error_response(404, f"文件不存在: {file_path}")
         if path is None:
             return error_response(403, f"file_path is outside the simulator's results folder: {file_path}")
         try:

@@ -25,6 +25,25 @@ IMMISCIBLE_GAP = 0.5
 DILUTE = 1e-5
 
 
+#: ChemSep tables whose pairs were fitted to vapour-liquid equilibrium data, by liquid model (Wilson's cannot
+#: split a liquid, so it is not listed).
+VLE_FITTED_TABLES = {"NRTL": "ChemSep NRTL", "UNIQUAC": "ChemSep UNIQUAC"}
+
+
+def chemsep_pairs(table: str, CASs: list[str]) -> list[tuple[int, int]]:
+    """Index pairs ``(i, j)``, ``i < j``, whose parameters come from ChemSep's ``table`` (both orders)."""
+    from thermo.interaction_parameters import IPDB
+
+    key = "bij"
+    return [
+        (i, j)
+        for i in range(len(CASs))
+        for j in range(i + 1, len(CASs))
+        if IPDB.has_ip_specific(table, [CASs[i], CASs[j]], key)
+        and IPDB.has_ip_specific(table, [CASs[j], CASs[i]], key)
+    ]
+
+
 def nrtl_parameters(
     CASs: list[str], names: list[str], unifac_groups: list[dict[int, int]], Tbs: list[float | None]
 ) -> tuple[list[list[float]], list[list[float]], list[str]]:

@@ -302,11 +302,13 @@ def _operations(run_body_schema: dict[str, Any], token: bool) -> dict[tuple[str,
 
 
 def run_body_schema() -> dict[str, Any]:
-    """The run route's request body: the served base schema (keys and types of a flowsheet config)."""
+    """The run route's request body: the served base schema with the reactions / design_specs / convergence
+    parts as its sections (keys and types of a flowsheet config)."""
     try:
-        from simulator_mock.schema_registry import schema
+        from simulator_mock.schema_registry import SECTION_PARTS, schema
 
         base = dict(schema("base"))
+        base["properties"] = {**base["properties"], **{part: schema(part)[part] for part in SECTION_PARTS}}
     except Exception:  # a registry without a base part: an object, described
         base = {"type": "object"}
     for key in ("$schema", "$id"):

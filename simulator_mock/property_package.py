@@ -93,8 +93,12 @@ def resolve_component(
 ) -> tuple[str, list[str]]:
     """CAS number of a component: looked up by cas_number, then database_name, then name (the Aspen alias).
 
+    A cas_number that resolves decides alone: database_name and name are not looked up then (the real service
+    never writes database_name, and a name chemicals does not know loads its whole name database: seconds
+    per fresh process).
+
     Returns:
-        (CAS, warnings); a warning when name and CAS number point to different chemicals.
+        (CAS, warnings): the list stays empty (a resolved CAS is not cross-checked against the names).
 
     Raises:
         UnknownComponentError: no identifier resolves in the database.
@@ -112,13 +116,6 @@ def resolve_component(
     if cas is None:
         what = " / ".join(tried) if tried else "no name or cas_number"
         raise UnknownComponentError(f"components[{cid}]: {what} not found in the chemicals database")
-    if cas_number and database_name:
-        by_name = _cas_from_any(database_name.strip())
-        if by_name is not None and by_name != cas:
-            warnings.append(
-                f"component {cid}: database_name {database_name!r} is CAS {by_name} but cas_number is {cas}; "
-                "cas_number used"
-            )
     return cas, warnings
 
 
@@ -227,6 +224,9 @@ class PropertyPackage:
         self.names: list[str] = list(constants.names)
         self.MWs = np.asarray(constants.MWs, dtype=float)
         self.warnings: list[str] = []
+        #: Component index pairs whose binary parameters were fitted to vapour-liquid data (ChemSep NRTL /
+        #: UNIQUAC): a liquid-liquid split they decide is an extrapolation, named in the run's warnings.
+        self.vle_fitted_pairs: list[tuple[int, int]] = []
         Hfs = []
         for name, Hf in zip(self.names, constants.Hfgs, strict=True):
             if Hf is None:
@@ -319,6 +319,10 @@ class PropertyPackage:
             )
             self._nrtl = (np.asarray(tau_bs, dtype=float), np.asarray(alpha_cs, dtype=float))
             self.warnings.extend(notes)
+        if liquid in ("NRTL", "UNIQUAC") and len(self.CASs) > 1:
+            from simulator_mock.binary_parameters import VLE_FITTED_TABLES, chemsep_pairs
+
+            self.vle_fitted_pairs = chemsep_pairs(VLE_FITTED_TABLES[liquid], list(self.CASs))
         return liquid, caloric
 
     def _uniquac_rq_values(self) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,5 @@
-"""JSON Schemas of the config (base part + one per block type): loading, serving and validating."""
+"""JSON Schemas of the config (base, one per block type, reactions / design_specs / convergence): loading,
+serving and validating."""
 
 from __future__ import annotations
 
@@ -25,14 +26,16 @@ from simulator_mock.errors import (
 
 #: Block types with a model, in the order the schema list shows them (derived from the block classes).
 BLOCK_TYPES: tuple[str, ...] = tuple(BLOCK_CLASSES)
-SCHEMA_PARTS: tuple[str, ...] = ("base", *BLOCK_TYPES)
+#: Top-level config sections with a document of their own, as on the real service (category ``other``).
+SECTION_PARTS: tuple[str, ...] = ("reactions", "design_specs", "convergence")
+SCHEMA_PARTS: tuple[str, ...] = ("base", *BLOCK_TYPES, *SECTION_PARTS)
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 _MAX_MESSAGE = 600
 
 
 @cache
 def schema(part: str) -> dict[str, Any]:
-    """The JSON Schema of one part (``base`` or a block type), as served by /api/schema."""
+    """The JSON Schema document of one part (base, a block type or a section), as /api/schema serves it."""
     if part not in SCHEMA_PARTS:
         raise KeyError(part)
     return json.loads((SCHEMA_DIR / f"{part}.json").read_text(encoding="utf-8"))
@@ -156,9 +159,12 @@ class SchemaCatalog:
 
 def section_schema(part: str) -> dict[str, Any]:
     """The JSON Schema a config is validated against for one part: the whole ``base`` document, or the
-    ``blocks_<Type>_data`` section schema a block part wraps (as the real service's documents do)."""
+    section schema a part wraps under its config key (``blocks_<Type>_data``, ``reactions``, ...), as the
+    real service's documents do."""
     document = schema(part)
-    return document if part == "base" else document[f"blocks_{part}_data"]
+    if part == "base":
+        return document
+    return document[part] if part in SECTION_PARTS else document[f"blocks_{part}_data"]
 
 
 @cache
@@ -240,7 +246,8 @@ UNSIMULATED_SECTIONS: tuple[str, ...] = ("henry_components",)
 
 
 def validate_config(config: dict[str, Any]) -> None:
-    """Validate a config against the base part and the part of every blocks_<Type>_data section.
+    """Validate a config against the base part, the reactions / design_specs / convergence parts and the
+    part of every blocks_<Type>_data section.
 
     The real service never validates; it writes each field into Aspen. The mock's schema documents are the
     real ones with their quirks resolved the way the service and Aspen behave (docs/dialect_decisions.md),
@@ -253,6 +260,9 @@ def validate_config(config: dict[str, Any]) -> None:
     """
     check_finite(config)
     _raise_first(_validator("base").iter_errors(config), prefix=())
+    for key in SECTION_PARTS:
+        if key in config:
+            _raise_first(_validator(key).iter_errors(config[key]), prefix=(key,))
     for key in UNSIMULATED_SECTIONS:
         if config.get(key):
             raise UnsupportedOptionError(

@@ -81,3 +81,20 @@ class Settings(BaseSettings):
         1000, ge=0, description="Results documents kept in memory for GET /api/results/{run_id}."
     )
     log_level: str = Field("warning", description="uvicorn log level.")
+    run_delay_s: float = Field(
+        0.0,
+        ge=0,
+        le=600,
+        description="Seconds added to every simulation's answer, to rehearse a real Aspen's pace (0 = none).",
+    )
+    windows_paths: bool = Field(
+        False,
+        description=(
+            "Answer file paths as the real service on Windows does (D:\\aspen\\resultfile\\<name>, "
+            "configfile, bkpfile) and serve them back, so an agent practises echoing backslash paths."
+        ),
+    )
+    ssl_certfile: Path | None = Field(
+        None, description="PEM certificate (chain): serve HTTPS, as the real service does (with ssl_keyfile)."
+    )
+    ssl_keyfile: Path | None = Field(None, description="PEM private key of ssl_certfile.")

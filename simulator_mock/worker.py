@@ -20,7 +20,7 @@ import re
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 import orjson
@@ -219,7 +219,10 @@ def read_result_file(path: str, shown_path: str) -> bytes:
     answer = {
         "status": "success",
         "file_info": {
-            "file_name": os.path.basename(shown_path),
+            # a Windows path (the real service's, or the mock's --windows-paths) is named as Windows names it
+            "file_name": PureWindowsPath(shown_path).name
+            if "\\" in shown_path
+            else os.path.basename(shown_path),
             "file_path": shown_path,
             "sheet_count": len(names),
             "sheet_names": names,

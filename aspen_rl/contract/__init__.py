@@ -10,6 +10,7 @@ from aspen_rl.contract.run_answer import (
     ERROR_TYPE_RUN_ERROR,
     ERROR_TYPE_RUN_FAILED,
     RUN_ERROR_TYPES,
+    error_excerpt,
     normalise_file_path,
     result_file_path_of,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "Cell",
     "WorkbookAddressError",
     "check_address",
+    "error_excerpt",
     "is_workbook",
     "lookup",
     "normalise_file_path",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 ERROR_TYPE_CONFIG_WRITE = "模拟配置写入失败"
@@ -31,3 +32,37 @@ def result_file_path_of(answer: Any) -> str | None:
     if isinstance(path, str) and path.strip():
         return path
     return None
+
+
+_ASPEN_ERROR = re.compile(r"^\s*\*{2,3}\s*(?:SEVERE\s+)?ERROR\b")
+
+
+def error_excerpt(message: str, limit: int) -> str:
+    """At most ``limit`` characters of a failed run's ``error_message``, Aspen's error blocks first.
+
+    The real service's ``error_message`` of a run error is Aspen's whole control-panel text, where the
+    ``** ERROR`` / ``*** SEVERE ERROR`` blocks (the marker line and the indented lines under it) can come
+    after thousands of characters of progress lines. Past ``limit``, those blocks are put first, then the
+    text from its start, cut with a note of how much was left out.
+    """
+    if len(message) <= limit:
+        return message
+    lines = message.splitlines()
+    blocks: list[str] = []
+    index = 0
+    while index < len(lines):
+        if not _ASPEN_ERROR.match(lines[index]):
+            index += 1
+            continue
+        block = [lines[index]]
+        index += 1
+        while index < len(lines) and lines[index][:1].isspace() and lines[index].strip():
+            if _ASPEN_ERROR.match(lines[index]):
+                break
+            block.append(lines[index])
+            index += 1
+        blocks.append("\n".join(block))
+    text = ("\n".join(blocks) + "\n--- whole message:\n" + message) if blocks else message
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"... ({len(text) - limit} more characters)"

@@ -32,6 +32,9 @@ LEGEND = (
     "X_VALUE+UNITS = X_VALUE and X_UNITS."
 )
 DESCRIPTION_CHARS = 60
+#: Top-level config sections the service describes in documents of their own (``get_schema`` asks for them
+#: by these names, as for a block type): the real service lists them in category ``other``.
+SECTION_PARTS: tuple[str, ...] = ("reactions", "design_specs", "convergence")
 _TYPE_NAMES = {"number": "num", "integer": "int", "string": "str", "boolean": "bool", "null": "null"}
 
 

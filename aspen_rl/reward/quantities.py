@@ -65,6 +65,8 @@ _WORDS: dict[str, str] = {
     "kBtu": "kBtu",
     "MMBtu": "MMBtu",
     "hp": "hp",
+    "Watt": "W",  # Aspen's unit-set spellings (SI and MET sets)
+    "Watts": "W",
     # amount, mass, volume
     "mol": "mol",
     "kmol": "kmol",
@@ -82,6 +84,16 @@ _WORDS: dict[str, str] = {
     "m3": "m**3",
     "m³": "m**3",
     "cum": "m**3",
+    "cuft": "ft**3",
+    "sqm": "m**2",
+    "sqcm": "cm**2",
+    "sqft": "ft**2",
+    "m": "m",
+    "cm": "cm",
+    "ft": "ft",
+    "meter": "m",
+    "meters": "m",
+    "metre": "m",
     # time
     "s": "s",
     "sec": "s",
@@ -116,6 +128,8 @@ _WORDS: dict[str, str] = {
     "秒": "s",
     "分钟": "min",
 }
+# Whole unit strings whose words alone would mean something else: Aspen's kg/sqcm is kilogram-force.
+_EXPRESSIONS: dict[str, str] = {"kg/sqcm": "(kgf)/((cm)**2)", "N/sqm": "(N)/((m)**2)"}
 _CASELESS: dict[str, str] = {
     w.lower(): e
     for w, e in _WORDS.items()
@@ -172,6 +186,8 @@ def pint_expression(text: str) -> str | None:
     ``""`` (no unit) is ``None`` too; use :func:`is_dimensionless` for unit-less quantities.
     """
     text = text.strip()
+    if text in _EXPRESSIONS:
+        return _EXPRESSIONS[text]
     if not text or not UNIT_EXPRESSION.fullmatch(text):
         return None
     parts = _SPLIT.split(text)

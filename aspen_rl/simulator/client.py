@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
@@ -15,6 +16,7 @@ from aspen_rl.simulator.errors import (
     SimulatorProtocolError,
     SimulatorUnavailable,
 )
+from aspen_rl.simulator.pool import SimulatorPool
 from aspen_rl.tls import verify_option
 
 logger = logging.getLogger(__name__)
@@ -36,7 +38,13 @@ class SimulatorSettings(Protocol):
     simulator_retries: int
     simulator_backoff_s: float
     simulator_verify_tls: bool
+    simulator_ca_bundle: Path | None
     simulator_token: SecretStr | None
+    simulator_max_runs_per_service: int | None
+    simulator_dispatch_log: Path | None
+
+    @property
+    def simulator_urls(self) -> list[str]: ...
 
 
 class SimulatorClient:
@@ -50,10 +58,13 @@ class SimulatorClient:
 
     Args:
         base_url: Service root, e.g. ``http://localhost:8002``.
-        timeout_s: Timeout of one attempt (connect, read, write, pool), in seconds.
+        timeout_s: Timeout of one attempt (connect, read, write, pool), in seconds; 300 by default, the
+            real service's own test client's value (a real Aspen run can take minutes).
         retries: Extra attempts after the first one.
         backoff_s: Delay before the first retry; doubles on each further retry.
-        verify_tls: Verify HTTPS certificates (set false for a self-signed real service).
+        verify_tls: Verify HTTPS certificates (false skips verification).
+        ca_bundle: PEM file of the certificates to trust instead of the default CA bundle (a self-signed
+            real service: its own certificate).
         transport: Optional httpx transport (``httpx.ASGITransport(app)`` runs the mock in-process).
         token: Shared token sent as ``X-Aspen-Token`` (a mock bound beyond loopback may require it).
     """
@@ -62,10 +73,11 @@ class SimulatorClient:
         self,
         base_url: str = "http://localhost:8002",
         *,
-        timeout_s: float = 90.0,
+        timeout_s: float = 300.0,
         retries: int = 2,
         backoff_s: float = 0.5,
         verify_tls: bool = True,
+        ca_bundle: str | Path | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         token: str | None = None,
     ) -> None:
@@ -84,23 +96,36 @@ class SimulatorClient:
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             timeout=httpx.Timeout(self.timeout_s),
-            verify=verify_option(verify_tls),
+            verify=verify_option(verify_tls, ca_bundle),
             transport=transport,
             headers={"Accept": "application/json", **({TOKEN_HEADER: token} if token else {})},
         )
 
     @classmethod
     def from_settings(cls, settings: SimulatorSettings, **kwargs: Any) -> SimulatorClient:
-        """A client configured from :class:`aspen_rl.settings.Settings` (keyword args override)."""
+        """A client configured from :class:`aspen_rl.settings.Settings` (keyword args override).
+
+        Its requests go through a :class:`~aspen_rl.simulator.pool.SimulatorPool` over the settings'
+        simulator URLs (per-service run limits, dead services taken out) unless a ``transport`` is given.
+        """
         options: dict[str, Any] = {
             "timeout_s": settings.simulator_timeout_s,
             "retries": settings.simulator_retries,
             "backoff_s": settings.simulator_backoff_s,
             "verify_tls": settings.simulator_verify_tls,
+            "ca_bundle": settings.simulator_ca_bundle,
             "token": settings.simulator_token.get_secret_value() if settings.simulator_token else None,
         }
         options.update(kwargs)
-        return cls(settings.aspen_simulator_url, **options)
+        urls = settings.simulator_urls
+        if options.get("transport") is None:
+            options["transport"] = SimulatorPool(
+                urls,
+                max_runs=settings.simulator_max_runs_per_service,
+                verify=verify_option(options["verify_tls"], options["ca_bundle"]),
+                dispatch_log=settings.simulator_dispatch_log,
+            )
+        return cls(urls[0], **options)
 
     async def __aenter__(self) -> SimulatorClient:
         return self

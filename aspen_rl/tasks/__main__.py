@@ -41,7 +41,12 @@ def _parser() -> argparse.ArgumentParser:
             cmd.add_argument(
                 "--insecure", action="store_true", help="do not verify the service's TLS certificate"
             )
-            cmd.add_argument("--timeout", type=float, default=120.0, help="seconds per request (default 120)")
+            cmd.add_argument(
+                "--ca-bundle",
+                type=Path,
+                help="PEM certificate(s) to trust for the service (e.g. the real service's self-signed one)",
+            )
+            cmd.add_argument("--timeout", type=float, default=300.0, help="seconds per request (default 300)")
             cmd.add_argument(
                 "--check",
                 action="store_true",
@@ -54,8 +59,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _regenerate(args: argparse.Namespace, paths: list[Path]) -> int:
+    if args.ca_bundle is not None and not args.ca_bundle.is_file():
+        print(f"error: --ca-bundle {args.ca_bundle}: no such file (PEM certificates)", file=sys.stderr)
+        return 2
     if args.url:
-        client = SimulatorClient(args.url, timeout_s=args.timeout, verify_tls=not args.insecure)
+        client = SimulatorClient(
+            args.url, timeout_s=args.timeout, verify_tls=not args.insecure, ca_bundle=args.ca_bundle
+        )
     else:
         client = in_process_client()
 

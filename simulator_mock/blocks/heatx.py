@@ -12,10 +12,8 @@ from simulator_mock.errors import InfeasibleSpecificationError, SpecificationErr
 from simulator_mock.result_sheet import POWER, PRESSURE, TEMPERATURE, BlockView, PortView, Rows
 from simulator_mock.schema_fields import (
     DELT_UNITS,
-    DUTY_UNITS,
     PRES_MEANING,
     PRES_UNITS,
-    TEMP_UNITS,
     block_entry,
     num,
     section,
@@ -33,8 +31,10 @@ SPECS = {
     "DELT-COLD": "delta_temperature",
     "DUTY": "power",
 }
-#: VALUE_VALUE's unit when VALUE_UNITS is omitted (the service writes VALUE_VALUE without a unit: Aspen reads
-#: it in the METCBAR set, C and kW are taken here; see docs/dialect_decisions.md).
+#: VALUE_VALUE's only unit. The real service writes VALUE_VALUE into Aspen without a unit (``VALUE`` node,
+#: aspenagent.py ``write_blocks_HeatX_data_to_aspen``), so Aspen reads it in its template's unit set, taken
+#: here as METCBAR (C, kW). Another VALUE_UNITS is refused: it would be right on the mock and silently wrong
+#: on the real service (see docs/dialect_decisions.md).
 DEFAULT_UNITS = {"temperature": "C", "delta_temperature": "C", "power": "kW"}
 #: Units of U_VALUE -> factor to W/m2/K.
 U_UNITS = {"Watt/sqm-K": 1.0, "kcal/hr-sqm-K": 4184.0 / 3600.0, "cal/sec-sqcm-K": 4.184e4}
@@ -109,7 +109,14 @@ class HeatX(Block):
                 f"{where}.SPEC: {self.option} is not simulated; use one of {', '.join(SPECS)}"
             )
         quantity = SPECS[self.option]
-        unit = spec.get("VALUE_UNITS") or DEFAULT_UNITS[quantity]
+        unit = DEFAULT_UNITS[quantity]
+        given_unit = spec.get("VALUE_UNITS")
+        if given_unit not in (None, "", unit):
+            raise UnsupportedOptionError(
+                f"{where}.VALUE_UNITS: {given_unit} is never sent to Aspen (the Aspen service writes "
+                f"VALUE_VALUE without a unit, read as {unit}); give VALUE_VALUE in {unit} and leave "
+                "VALUE_UNITS out"
+            )
         value = to_si(float(spec["VALUE_VALUE"]), unit, quantity, f"{where}.VALUE_UNITS")
         self.T = self.dT = self.Q = None
         if quantity == "power":
@@ -328,10 +335,10 @@ class HeatX(Block):
                     "Exchanger specification, value in VALUE_VALUE: T-HOT hot outlet temperature, T-COLD cold outlet temperature, DELT-HOT hot-side temperature decrease, DELT-COLD cold-side temperature increase, DUTY heat transferred from hot to cold (> 0). Other Aspen specifications are refused (UnsupportedOption)."  # noqa: E501
                 ),
                 "VALUE_VALUE": num(
-                    "Value of SPEC: a temperature or temperature change in VALUE_UNITS (default C), or a duty in VALUE_UNITS (default kW)."  # noqa: E501
+                    "Value of SPEC, written to Aspen without a unit: a temperature or temperature change in C, or a duty in kW."  # noqa: E501
                 ),
                 "VALUE_UNITS": string(
-                    f"Unit of VALUE_VALUE: {', '.join(TEMP_UNITS)} for temperatures, {', '.join(DUTY_UNITS)} for DUTY. When omitted, C or kW."  # noqa: E501
+                    "Not sent to Aspen by the service (VALUE_VALUE is read in C, or kW for DUTY): leave it out; any other unit is refused."  # noqa: E501
                 ),
                 "MIN_TAPP_VALUE": num(
                     "Minimum temperature approach (hot minus cold, anywhere along the exchanger), in MIN_TAPP_UNITS; when omitted the mock only refuses a temperature cross (approach <= 0)."  # noqa: E501

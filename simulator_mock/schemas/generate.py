@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (long description strings are the content of this file)
-"""Writes the served JSON Schema documents (base.json + one per block type) from the block classes.
+"""Writes the served JSON Schema documents (base, one per block type, reactions, design_specs, convergence).
 
 Run ``python -m simulator_mock.schemas.generate`` after editing a block class or this file; the JSON files are
 what /api/schema serves and what the mock validates against. The base part is defined here; each block part is
@@ -178,9 +178,10 @@ def base(block_types: list[str]) -> dict[str, Any]:
             "List the components and one basis property method, the blocks and the stream names, connect them in "
             "block_connections ({block: {stream: port}}), give stream_data for every feed stream (a stream no "
             "block produces) and one blocks_<Type>_data section per block type used (see the part named after "
-            "the type). convergence sets how recycle loops are converged; reactions holds the reaction sets that RPlug "
-            "and RCSTR name; design_specs vary an input until a sampled result meets a target. henry_components is "
-            "not simulated by the mock: a non-empty one is refused (UnsupportedOption)."
+            "the type). Three optional sections have parts of their own, as on the Aspen service: reactions (the "
+            "reaction sets RPlug and RCSTR name), design_specs (vary an input until a sampled result meets a "
+            "target) and convergence (how recycle loops are converged); ask for the part by its name. "
+            "henry_components is not simulated by the mock: a non-empty one is refused (UnsupportedOption)."
         ),
         "type": "object",
         "required": [
@@ -324,75 +325,6 @@ def base(block_types: list[str]) -> dict[str, Any]:
                     "^[A-Za-z0-9_-]+$": {"type": "object", "additionalProperties": {"type": "string"}}
                 },
             },
-            "convergence": {
-                "type": "object",
-                "description": (
-                    "Recycle (tear stream) convergence, as in the real service's convergence document. The mock "
-                    "honours tear_method WEGSTEIN or DIRECT, tol, weg_maxit, dir_maxit, weg_qmin, weg_qmax and the "
-                    "tear streams; other conv_options tune Aspen's numerics and are ignored. Without this section "
-                    "Aspen's defaults apply: WEGSTEIN, tol 0.0001, 30 iterations, q between -5 and 0, tear "
-                    "streams chosen automatically."
-                ),
-                "required": ["conv_options", "tear_data"],
-                "properties": {
-                    "conv_options": {
-                        "type": "object",
-                        "description": "Default convergence options.",
-                        "properties": {
-                            "tol": num(
-                                "Relative tolerance on the tear-stream variables (Aspen default 0.0001).",
-                                minimum=1e-10,
-                                maximum=0.1,
-                            ),
-                            "tear_method": string(
-                                "Tear-stream method: WEGSTEIN (bounded acceleration) or DIRECT (successive substitution); NEWTON, BROYDEN and SECANT are refused.",
-                                ["WEGSTEIN", "NEWTON", "BROYDEN", "DIRECT", "SECANT"],
-                                default="WEGSTEIN",
-                            ),
-                            "weg_maxit": {
-                                "type": "integer",
-                                "minimum": 1,
-                                "maximum": 1000,
-                                "description": "Iteration cap of WEGSTEIN (Aspen default 30).",
-                            },
-                            "dir_maxit": {
-                                "type": "integer",
-                                "minimum": 1,
-                                "maximum": 1000,
-                                "description": "Iteration cap of DIRECT (Aspen default 30).",
-                            },
-                            "weg_qmin": num(
-                                "Lower bound of the Wegstein acceleration factor (Aspen default -5)."
-                            ),
-                            "weg_qmax": num(
-                                "Upper bound of the Wegstein acceleration factor (Aspen default 0)."
-                            ),
-                        },
-                    },
-                    "tear_data": {
-                        "type": "array",
-                        "description": "Tear streams to use (the mock tears these instead of choosing); a stream_data entry on a tear stream is its first estimate.",
-                        "minItems": 1,
-                        "items": {
-                            "type": "object",
-                            "required": ["tear_stream_name", "tear_stream_tol"],
-                            "properties": {
-                                "tear_stream_name": string(
-                                    "Stream to tear.", pattern="^[A-Za-z0-9_-]+$", minLength=1
-                                ),
-                                "tear_stream_tol": num(
-                                    "Tolerance for this tear stream (the loop uses the smallest of tol and these).",
-                                    minimum=1e-10,
-                                    maximum=0.01,
-                                    default=0.0001,
-                                ),
-                            },
-                        },
-                    },
-                },
-            },
-            "reactions": reactions_part(),
-            "design_specs": design_specs_part(),
             "stream_data": {
                 "type": "object",
                 "description": "Feed streams, keyed by stream name (required for every stream no block produces).",
@@ -406,6 +338,73 @@ def base(block_types: list[str]) -> dict[str, Any]:
 BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     name: cls.schema_part for name, cls in BLOCK_CLASSES.items()
 }
+
+
+def convergence_part() -> dict[str, Any]:
+    """The real service's convergence document: tear-stream convergence options, with the mock's meanings."""
+    return {
+        "type": "object",
+        "description": (
+            "Recycle (tear stream) convergence, as in the real service's convergence document. The mock "
+            "honours tear_method WEGSTEIN or DIRECT, tol, weg_maxit, dir_maxit, weg_qmin, weg_qmax and the "
+            "tear streams; other conv_options tune Aspen's numerics and are ignored. Without this section "
+            "Aspen's defaults apply: WEGSTEIN, tol 0.0001, 30 iterations, q between -5 and 0, tear "
+            "streams chosen automatically."
+        ),
+        "required": ["conv_options", "tear_data"],
+        "properties": {
+            "conv_options": {
+                "type": "object",
+                "description": "Default convergence options.",
+                "properties": {
+                    "tol": num(
+                        "Relative tolerance on the tear-stream variables (Aspen default 0.0001).",
+                        minimum=1e-10,
+                        maximum=0.1,
+                    ),
+                    "tear_method": string(
+                        "Tear-stream method: WEGSTEIN (bounded acceleration) or DIRECT (successive substitution); NEWTON, BROYDEN and SECANT are refused.",
+                        ["WEGSTEIN", "NEWTON", "BROYDEN", "DIRECT", "SECANT"],
+                        default="WEGSTEIN",
+                    ),
+                    "weg_maxit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 1000,
+                        "description": "Iteration cap of WEGSTEIN (Aspen default 30).",
+                    },
+                    "dir_maxit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 1000,
+                        "description": "Iteration cap of DIRECT (Aspen default 30).",
+                    },
+                    "weg_qmin": num("Lower bound of the Wegstein acceleration factor (Aspen default -5)."),
+                    "weg_qmax": num("Upper bound of the Wegstein acceleration factor (Aspen default 0)."),
+                },
+            },
+            "tear_data": {
+                "type": "array",
+                "description": "Tear streams to use (the mock tears these instead of choosing); a stream_data entry on a tear stream is its first estimate.",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["tear_stream_name", "tear_stream_tol"],
+                    "properties": {
+                        "tear_stream_name": string(
+                            "Stream to tear.", pattern="^[A-Za-z0-9_-]+$", minLength=1
+                        ),
+                        "tear_stream_tol": num(
+                            "Tolerance for this tear stream (the loop uses the smallest of tol and these).",
+                            minimum=1e-10,
+                            maximum=0.01,
+                            default=0.0001,
+                        ),
+                    },
+                },
+            },
+        },
+    }
 
 
 def reactions_part() -> dict[str, Any]:
@@ -554,10 +553,26 @@ def design_specs_part() -> dict[str, Any]:
     }
 
 
+#: Top-level config sections with a document of their own (category ``other`` on the real service).
+SECTION_BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
+    "reactions": reactions_part,
+    "design_specs": design_specs_part,
+    "convergence": convergence_part,
+}
+
+
+def documents() -> dict[str, dict[str, Any]]:
+    """Every served document by part name: base, one per block type, and one per section of ``other``."""
+    return {
+        "base": base(list(BUILDERS)),
+        **{name: build() for name, build in BUILDERS.items()},
+        **{name: {name: build()} for name, build in SECTION_BUILDERS.items()},
+    }
+
+
 def main() -> None:
-    """Write base.json and <Type>.json next to this file."""
-    documents = {"base": base(list(BUILDERS)), **{name: build() for name, build in BUILDERS.items()}}
-    for name, document in documents.items():
+    """Write base.json, <Type>.json, reactions.json, design_specs.json and convergence.json next to this file."""
+    for name, document in documents().items():
         (HERE / f"{name}.json").write_text(
             json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
         )

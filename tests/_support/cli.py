@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from _support.env import repo_env
-from _support.ports import free_port
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import load_records
 
 
 def offline_env() -> dict[str, str]:
-    """The environment of a fresh machine: no model endpoint, no key, nothing at the simulator URL."""
-    return repo_env(ASPEN_SIMULATOR_URL=f"http://127.0.0.1:{free_port()}")  # nothing listens there
+    """The environment of a fresh machine: no model endpoint, no key, no simulator named (the run starts
+    its own mock)."""
+    return repo_env()
 
 
 class Run:

@@ -77,7 +77,8 @@ class LiveMock:
 
     def __init__(self, tmp: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.tls = "--ssl-certfile" in args  # HTTPS: checked here without verification (a test certificate)
+        self.url = f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
         self.results = tmp / "results"
         self.log = tmp / "mock.log"
         argv = [sys.executable, "-m", "simulator_mock", "--port", str(self.port)]
@@ -98,7 +99,7 @@ class LiveMock:
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, self.log.read_text()[-3000:]
             try:
-                r = httpx.get(self.url + "/health", timeout=1.0)
+                r = httpx.get(self.url + "/health", timeout=1.0, verify=not self.tls)
                 if r.status_code == 200 and (not warm or r.json().get("warm")):
                     return dict(r.json())
             except httpx.HTTPError:

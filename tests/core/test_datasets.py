@@ -116,3 +116,24 @@ async def test_reference_solution_through_the_tools_scores_one(
         trace.final_answer = "Results:\n" + "\n".join(lines)
         reward = compute_reward(task, trace)
         assert reward.total == 1.0, (task.task_id, reward.details)
+
+
+async def test_a_reference_solution_scores_one_over_windows_paths(tmp_path: Path) -> None:
+    """The real service answers Windows paths; the tools echo them with their backslashes and score 1."""
+    from _support import in_process_transport
+
+    task = load_split("train")[0]
+    async with SimulatorClient(
+        "http://simulator-mock.local", transport=in_process_transport(tmp_path, windows_paths=True)
+    ) as client:
+        trace = RunTrace()
+        get_schema, run_simulation, get_result = build_tools(client, trace)
+        await get_schema(sorted({b["type"] for b in task.reference_config["blocks"]}))
+        run = json.loads(await run_simulation(json.dumps(task.reference_config)))
+        assert run["result_file_path"].startswith("D:\\aspen\\resultfile\\"), run
+        await get_result(run["result_file_path"])
+    lines = [
+        f"- {t.name}: {t.actual(trace.last_results):.4g} {t.unit}".rstrip() for t in task.expected_output
+    ]
+    trace.final_answer = "Results:\n" + "\n".join(lines)
+    assert compute_reward(task, trace).total == 1.0

@@ -431,3 +431,21 @@ def test_run_ids_and_paths_in_the_answer_are_not_numbers() -> None:
     )
     # only 80.0 and 115.1 are read as numbers -> grounded 1 -> quality 1
     assert response_quality_score(TASK, trace) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "target_unit", "expected"),
+    [
+        (1500.0, "Watt", "kW", 1.5),  # Aspen's SI set writes Watt
+        (101325.0, "N/sqm", "atm", 1.0),
+        (1.0, "kg/sqcm", "bar", 0.980665),  # kilogram-force per cm2 (Aspen's MET set), not a mass per area
+        (35.3147, "cuft/hr", "cum/hr", 1.0),
+        (2.5, "meter", "m", 2.5),
+    ],
+)
+def test_units_aspen_unit_sets_write_are_read(
+    value: float, unit: str, target_unit: str, expected: float
+) -> None:
+    from aspen_rl.reward.quantities import convert
+
+    assert convert(value, unit, target_unit) == pytest.approx(expected, rel=1e-5)

@@ -197,3 +197,21 @@ def test_malformed_yaml_and_unknown_keys_are_refused(tmp_path: Path) -> None:
     typo.write_text("rewards:\n  completion: 1.0\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"unknown setting\(s\) rewards"):
         load_settings(typo, env_file=None)
+
+
+def test_a_simulator_url_is_named_only_by_a_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unnamed, a run starts its own mock; named, it is used or refused; the shipped YAML names none."""
+    assert not load_settings(env_file=None).simulator_named
+    assert not load_settings(REPO / "configs" / "default.yaml", env_file=None).simulator_named
+    assert load_settings(env_file=None, aspen_simulator_url="http://127.0.0.1:9").simulator_named
+    monkeypatch.setenv("ASPEN_SIMULATOR_URL", "https://aspen.example:8443")
+    assert load_settings(env_file=None).simulator_named
+
+
+def test_ca_bundle_must_be_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASPEN_RL_SIMULATOR_CA_BUNDLE", str(tmp_path / "missing.pem"))
+    with pytest.raises(ValidationError, match="simulator_ca_bundle"):
+        load_settings(env_file=None)
+    bundle = write(tmp_path / "ca.pem", "-----BEGIN CERTIFICATE-----\n")
+    monkeypatch.setenv("ASPEN_RL_SIMULATOR_CA_BUNDLE", str(bundle))
+    assert load_settings(env_file=None).simulator_ca_bundle == bundle

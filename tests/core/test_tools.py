@@ -207,3 +207,23 @@ async def test_tools_speak_the_real_routes_and_render_the_workbook() -> None:
     assert trace.calls[2].response["config_file_path"].endswith("config_2.json")  # the full answer is kept
     assert trace.calls[4].response == heater_workbook("C:\\aspen\\results\\aspen_result_export_1.xlsx")
     assert trace.last_results == trace.calls[4].response
+
+
+def test_aspen_error_lines_past_the_shown_length_are_shown_first() -> None:
+    """The real error_message is Aspen's whole control panel: its ** ERROR block may come late."""
+    from aspen_rl.contract import error_excerpt
+    from aspen_rl.tools import ERROR_MESSAGE_SHOWN, run_answer_for_model
+
+    progress = "\n".join(f" ->Processing input specifications ... step {i}" for i in range(120))
+    error = " ** ERROR\n    BLOCK F1: FLASH CALCULATION DID NOT CONVERGE\n    CHECK THE SPECIFICATIONS"
+    panel = f"{progress}\n{error}\n ->Simulation calculations completed ...\n"
+    assert len(panel) > ERROR_MESSAGE_SHOWN and panel.index("** ERROR") > ERROR_MESSAGE_SHOWN
+    shown = run_answer_for_model(
+        {"success": False, "error_type": "模拟运行过程发生错误", "error_message": panel}
+    )
+    message = shown["error_message"]
+    assert message.startswith(error) and "FLASH CALCULATION DID NOT CONVERGE" in message
+    assert len(message) <= ERROR_MESSAGE_SHOWN + 40 and message.endswith("more characters)")
+    assert error_excerpt("short: ** ERROR here", 100) == "short: ** ERROR here"
+    plain = "x" * 3000  # no Aspen error block: cut from the start
+    assert error_excerpt(plain, 100) == "x" * 100 + "... (2900 more characters)"

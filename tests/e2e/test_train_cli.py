@@ -47,6 +47,9 @@ def test_dev_run_with_two_runners_offline(run_cli) -> None:
     console = " ".join((run.proc.stdout + run.proc.stderr).split())
     reward_line = "Reward: aspen_rl.reward:AspenReward (built-in); weights completion 0.4, tool efficiency"
     assert reward_line in console
+    # No simulator named: the run started its own mock, said so and recorded it.
+    assert run.summary["simulator"]["source"] == "started mock"
+    assert f"started the mock for this run at {run.summary['simulator']['url']}" in run.proc.stderr
     # Every rollout really went through the tools and the simulator.
     assert all(any(c.name == "run_simulation" and c.ok for c in r.tool_calls) for r in records)
 

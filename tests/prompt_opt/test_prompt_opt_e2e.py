@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from aspen_rl.reporting import load_records
-from aspen_rl.services import free_port
 from aspen_rl.tasks import load_split
 
 pytestmark = pytest.mark.slow
@@ -19,9 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def offline_env() -> dict[str, str]:
-    """A fresh machine: no model endpoint, no key, nothing at the simulator URL (the CLI starts the mock)."""
+    """A fresh machine: no model endpoint, no key, no simulator named (the CLI starts the mock)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "ASPEN_"))}
-    env["ASPEN_SIMULATOR_URL"] = f"http://127.0.0.1:{free_port()}"
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 

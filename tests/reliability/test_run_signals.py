@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _support import alive, descendants, free_port, processes_mentioning, repo_env
+from _support import alive, descendants, processes_mentioning, repo_env
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +29,7 @@ def test_signal_stops_every_process_of_the_run(
     tmp_path: Path, signum: int, to_group: bool, code: int
 ) -> None:
     output_dir = tmp_path / "run"
-    env = repo_env(ASPEN_SIMULATOR_URL=f"http://127.0.0.1:{free_port()}")  # nothing there: mock started
+    env = repo_env()  # no simulator named: the run starts its own mock
     cmd = [sys.executable, "-m", "aspen_rl.train", "--mode", "dev", "--n-runners", "2", "--seed", "0"]
     cmd += ["--limit", "4", "--repeats", "10", "--output-dir", str(output_dir)]
     proc = subprocess.Popen(

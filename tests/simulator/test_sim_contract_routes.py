@@ -94,7 +94,7 @@ def test_schema_list_names_files_like_the_real_service(client: TestClient) -> No
     assert response.status_code == 200
     body = response.json()
     assert set(body) == SCHEMA_LISTING and body["success"] is True
-    assert body["count"] == len(body["schemas"]) == 1 + len(BLOCK_TYPES)
+    assert body["count"] == len(body["schemas"]) == 1 + len(BLOCK_TYPES) + 3
     assert all(set(entry) == SCHEMA_LIST_ENTRY for entry in body["schemas"])
     files = {entry["type"]: entry for entry in body["schemas"]}
     assert files["base"] | {"size": 0} == {
@@ -108,8 +108,21 @@ def test_schema_list_names_files_like_the_real_service(client: TestClient) -> No
         assert files[block_type]["file"] == f"blocks_{block_type}_data.json"
         assert files[block_type]["category"] == "block"
         assert files[block_type]["size"] > 100
+    for section in ("reactions", "design_specs", "convergence"):  # documents of their own, as served for real
+        assert files[section]["file"] == f"{section}.json" and files[section]["category"] == "other"
     order = [(e["category"], e["type"]) for e in body["schemas"]]
     assert order == sorted(order)
+
+
+def test_reactions_design_specs_and_convergence_are_parts_of_their_own(client: TestClient) -> None:
+    """As on the real service: base has none of the three; each is its own document, keyed by its section."""
+    base = client.get("/api/schema", params={"types": "base"}).json()["schemas"]["base"]
+    assert not {"reactions", "design_specs", "convergence"} & set(base["properties"])
+    body = client.get("/api/schema", params={"types": "base,RCSTR,reactions,design_specs,convergence"}).json()
+    assert body["success"] is True and body["found"] == 5
+    for section in ("reactions", "design_specs", "convergence"):
+        assert list(body["schemas"][section]) == [section]
+        assert body["schemas"][section][section]["type"] == "object"
 
 
 @pytest.mark.parametrize(
@@ -165,7 +178,8 @@ def test_answers_sort_keys_at_every_level_as_flask_does(client: TestClient) -> N
 def test_schema_all_is_keyed_by_file_stem(client: TestClient) -> None:
     body = client.get("/api/schema", params={"types": "all"}).json()
     assert set(body) == SCHEMA_FOUND and body["success"] is True
-    expected = {"base_schema", *(f"blocks_{t}_data" for t in BLOCK_TYPES)}
+    sections = {"reactions", "design_specs", "convergence"}
+    expected = {"base_schema", *(f"blocks_{t}_data" for t in BLOCK_TYPES), *sections}
     assert set(body["requested"]) == set(body["schemas"]) == expected
     assert body["found"] == len(expected)
 
@@ -360,17 +374,34 @@ def test_file_routes_refuse_paths_outside_the_results_folder(
     attempts = [
         str(outside),
         "/etc/passwd",
-        "../secret.xlsx",
         f"{results}/../{results.name}-x/y.xlsx",
         str(results / ".." / "secret.xlsx"),
         str(results / "link.xlsx"),  # a link inside that leads out
-        "a\x00b.xlsx",
+        str(results / "a\x00b.xlsx"),
     ]
     for route in ("/get-aspen-result", "/download"):
         for attempt in attempts:
             response = client.get(route, params={"file_path": attempt})
             assert response.status_code == 403, (route, attempt, response.text)
             assert set(response.json()) == FILE_ERROR
+
+
+def test_relative_paths_resolve_in_the_working_directory_as_on_the_real_service(
+    service: tuple[TestClient, Path],
+) -> None:
+    """The real routes check ``os.path.exists(file_path)``: a bare file name is looked up in the service's
+    working directory (404 there), not in its results folder; a path relative to that directory works."""
+    client = service[0]
+    path = run(client, examples.heater())["result_file_path"]
+    relative = os.path.relpath(path, Path.cwd())
+    for route in ("/get-aspen-result", "/download"):
+        for shortened in (Path(path).name, f"./{Path(path).name}", "../secret.xlsx", "a\x00b.xlsx"):
+            response = client.get(route, params={"file_path": shortened})
+            assert response.status_code == 404, (route, shortened, response.text)
+            assert set(response.json()) == FILE_ERROR
+        assert client.get(route, params={"file_path": relative}).status_code == 200, relative
+    windows = "D:\\aspen\\resultfile\\" + Path(path).name  # a real service's path, not this one's
+    assert client.get("/get-aspen-result", params={"file_path": windows}).status_code == 404
 
 
 def test_file_routes_400_404(service: tuple[TestClient, Path]) -> None:
@@ -403,8 +434,9 @@ def test_download(service: tuple[TestClient, Path]) -> None:
     config = client.get("/download", params={"file_path": answer["config_file_path"]})
     assert config.headers["content-type"].startswith("application/json")
     assert config.json() == examples.heater()
-    relative = client.get("/download", params={"file_path": Path(answer["aspen_file_path"]).name})
-    assert relative.status_code == 200 and relative.json()["run_id"] == answer["run_id"]
+    relative = os.path.relpath(answer["aspen_file_path"], Path.cwd())  # to the service's working directory
+    relative_answer = client.get("/download", params={"file_path": relative})
+    assert relative_answer.status_code == 200 and relative_answer.json()["run_id"] == answer["run_id"]
     (results / "notes.py").write_text("print()")
     refused = client.get("/download", params={"file_path": str(results / "notes.py")})
     assert refused.status_code == 403
@@ -856,3 +888,25 @@ def test_results_folder_keeps_a_bounded_number_of_runs(tmp_path: Path) -> None:
         assert client.get(f"/api/results/{first['run_id']}").status_code == 404
     assert (results / "config_mine.json").exists()
     assert len(list(results.glob("config_*.json"))) == 3  # two runs + the user's file
+
+
+def test_windows_paths_are_answered_and_served_back_as_the_real_service_names_them(tmp_path: Path) -> None:
+    """--windows-paths: the answer's paths are the real service's (D:\\aspen\\resultfile\\...), and only
+    those (either separator, any case) are served back; a bare name stays 404."""
+    with in_process_client(tmp_path, windows_paths=True) as client:
+        answer = run(client, examples.heater())
+        name = Path(answer["result_file_path"].replace("\\", "/")).name
+        assert answer["result_file_path"] == f"D:\\aspen\\resultfile\\{name}"
+        assert answer["config_file_path"].startswith("D:\\aspen\\configfile\\config_")
+        assert answer["aspen_file_path"].startswith("D:\\aspen\\bkpfile\\output_")
+        workbook = client.get("/get-aspen-result", params={"file_path": answer["result_file_path"]})
+        assert workbook.status_code == 200
+        info = workbook.json()["file_info"]
+        assert info["file_name"] == name and info["file_path"] == answer["result_file_path"]
+        forward = answer["result_file_path"].replace("\\", "/").lower()
+        assert client.get("/get-aspen-result", params={"file_path": forward}).status_code == 200
+        assert client.get("/download", params={"file_path": answer["config_file_path"]}).json() == (
+            examples.heater()
+        )
+        for wrong in (name, f"D:\\aspen\\{name}", f"E:\\other\\resultfile\\{name}"):
+            assert client.get("/get-aspen-result", params={"file_path": wrong}).status_code == 404, wrong

@@ -456,7 +456,7 @@ VALID: dict[str, Callable[[], Config]] = {
     ),
     # HeatX
     "heatx T-COLD": heat_exchanger,
-    "heatx T-HOT K": lambda: heatx(SPEC="T-HOT", VALUE_VALUE=330.0, VALUE_UNITS="K"),
+    "heatx T-HOT C": lambda: heatx(SPEC="T-HOT", VALUE_VALUE=56.85, VALUE_UNITS="C"),
     "heatx DUTY": lambda: heatx(
         SPEC="DUTY", VALUE_VALUE=60.0, VALUE_UNITS="kW", MIN_TAPP_VALUE=5.0, MIN_TAPP_UNITS="K"
     ),
@@ -1116,6 +1116,17 @@ INVALID: dict[str, tuple[Callable[[], Config], str, list[str]]] = {
         _set(_rcstr, "blocks_RCSTR_data/R1/SPEC_DATA/SPEC_TYPE", "RES-TIME"),
         "UnsupportedOption",
         ["blocks_RCSTR_data.R1.SPEC_DATA.SPEC_TYPE", "RES-TIME"],
+    ),
+    # The real service writes VALUE_VALUE without a unit: a config in K would be right here, wrong there.
+    "heatx VALUE_UNITS the service never sends": (
+        lambda: heatx(SPEC="T-HOT", VALUE_VALUE=330.0, VALUE_UNITS="K"),
+        "UnsupportedOption",
+        ["blocks_HeatX_data.E1.SPEC_DATA.VALUE_UNITS", "K", "C"],
+    ),
+    "heatx DUTY in another power unit": (
+        lambda: heatx(SPEC="DUTY", VALUE_VALUE=60.0, VALUE_UNITS="Watt"),
+        "UnsupportedOption",
+        ["VALUE_UNITS", "Watt", "kW"],
     ),
     "design_specs section without its parts": (
         _set(heater, "design_specs", {"DS-1": {}}),

@@ -40,9 +40,10 @@ def test_health(http: httpx.Client) -> None:
 
 def test_schema_list(http: httpx.Client) -> None:
     body = http.get("/api/schema/list").json()
-    assert body["success"] is True and body["count"] == 1 + len(BLOCK_TYPES)
+    assert body["success"] is True and body["count"] == 1 + len(BLOCK_TYPES) + 3
+    sections = ["reactions.json", "design_specs.json", "convergence.json"]  # category other, as for real
     assert sorted(e["file"] for e in body["schemas"]) == sorted(
-        ["base_schema.json", *(f"blocks_{t}_data.json" for t in BLOCK_TYPES)]
+        ["base_schema.json", *(f"blocks_{t}_data.json" for t in BLOCK_TYPES), *sections]
     )
 
 

@@ -14,7 +14,14 @@ from jsonschema import Draft7Validator
 from simulator_mock import SimulationError, run_config
 from simulator_mock.blocks import BLOCK_CLASSES
 from simulator_mock.examples import EXAMPLES, heater, recycle
-from simulator_mock.schema_registry import BLOCK_TYPES, SCHEMA_PARTS, schema, section_schema, validate_config
+from simulator_mock.schema_registry import (
+    BLOCK_TYPES,
+    SCHEMA_PARTS,
+    SECTION_PARTS,
+    schema,
+    section_schema,
+    validate_config,
+)
 from simulator_mock.units import CONFIG_UNITS
 
 
@@ -36,13 +43,16 @@ def test_schema_parts_are_valid_and_documented(part: str) -> None:
     document = section_schema(part)
     Draft7Validator.check_schema(document)
     assert len(document["description"]) > 80
-    if part != "base":  # a block part wraps its section under the config key, as the real documents do
+    if part in SECTION_PARTS:  # reactions, design_specs, convergence: a document of their own, as served
+        assert list(schema(part)) == [part]
+        assert part not in schema("base")["properties"]
+    elif part != "base":  # a block part wraps its section under the config key, as the real documents do
         assert list(schema(part)) == [f"blocks_{part}_data"]
 
 
 def test_every_block_type_has_a_model_and_a_part() -> None:
     assert set(BLOCK_TYPES) == set(BLOCK_CLASSES)
-    assert set(SCHEMA_PARTS) == {"base", *BLOCK_TYPES}
+    assert set(SCHEMA_PARTS) == {"base", *BLOCK_TYPES, "reactions", "design_specs", "convergence"}
     assert schema("base")["properties"]["blocks"]["items"]["properties"]["type"]["enum"] == list(BLOCK_TYPES)
 
 
@@ -122,9 +132,8 @@ def test_validation_runs_before_simulation() -> None:
 def test_schema_files_are_what_the_generator_writes() -> None:
     from simulator_mock.schemas import generate
 
-    assert schema("base") == json.loads(json.dumps(generate.base(list(generate.BUILDERS))))
-    for name, build in generate.BUILDERS.items():
-        assert schema(name) == json.loads(json.dumps(build())), f"{name}.json is stale: run the generator"
+    for name, document in generate.documents().items():
+        assert schema(name) == json.loads(json.dumps(document)), f"{name}.json is stale: run the generator"
 
 
 def test_served_schema_is_the_file() -> None:

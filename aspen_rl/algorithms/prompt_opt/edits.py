@@ -111,8 +111,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "read_results",
-        "Always read the results with get_result using the run_id the simulation returned, and report "
-        "only numbers taken from them.",
+        "Always read the results with get_result using the result_file_path the simulation returned, and "
+        "report only numbers taken from them.",
         "no successful get_result call",
         _no_results_read,
     ),
