@@ -66,7 +66,11 @@ def progress(
             console=console,
         ) as bar:
             task = bar.add_task(description, total=total, note="")
-            yield lambda note="": bar.update(task, advance=1, note=note)
+
+            def step(note: str = "") -> None:
+                bar.update(task, advance=1, note=note)
+
+            yield step
         return
     started = last = time.monotonic()
     done = 0

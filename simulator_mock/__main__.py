@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
 def _announcing_server(uvicorn: Any, config: Any) -> Any:
     """uvicorn's server that says where it listens once its socket is bound (at any log level)."""
 
-    class AnnouncingServer(uvicorn.Server):  # type: ignore[misc,name-defined]
+    class AnnouncingServer(uvicorn.Server):
         async def startup(self, sockets: Any = None) -> None:
             await super().startup(sockets=sockets)
             if self.started:
