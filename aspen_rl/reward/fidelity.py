@@ -1,4 +1,4 @@
-"""Task fidelity: how much of what the requirement fixes a config keeps, compared with the task's reference config.
+"""Task fidelity: how much of what the requirement fixes a config keeps, against the task's reference config.
 
 Six aspects, each a share ``s`` in [0, 1]:
 
@@ -83,7 +83,8 @@ class Flowsheet:
             if isinstance(component, dict) and isinstance(component.get("cid"), str):
                 sheet.components[component["cid"]] = _identity(component)
         methods = [m for m in _list(config.get("property_methods")) if isinstance(m, dict)]
-        basis = next((m for m in methods if m.get("is_basis_method") is True), methods[0] if methods else None)
+        first = methods[0] if methods else None
+        basis = next((m for m in methods if m.get("is_basis_method") is True), first)
         if basis is not None and isinstance(basis.get("method_name"), str):
             sheet.method = basis["method_name"].strip().upper()
         return sheet
@@ -129,7 +130,7 @@ def _share(matched: int, reference: int, extra: int) -> float:
 
 
 def _match_blocks(ref: Flowsheet, cand: Flowsheet) -> dict[str, str]:
-    """Reference block -> config block: same name and type first, then same type and most shared stream ends."""
+    """Reference block -> config block: same name and type, else same type and most shared stream ends."""
     mapping: dict[str, str] = {}
     free = dict(cand.blocks)
     for name, kind in ref.blocks.items():
@@ -284,7 +285,7 @@ def _round(value: float | None) -> float | None:
         return None
     if value == 0:
         return 0.0
-    return round(value, 3 - int(math.floor(math.log10(abs(value)))) - 1)
+    return round(value, 2 - math.floor(math.log10(abs(value))))
 
 
 # -- block data ---------------------------------------------------------------------------------
@@ -343,9 +344,9 @@ def _leaf_equal(value: Any, unit: str | None, other: Any, other_unit: str | None
 
 def _block_data(config: dict[str, Any], kind: str, name: str) -> Any:
     for key, section in config.items():
-        if key.startswith("blocks_") and key.endswith("_data") and key[7:-5].upper() == kind:
-            if isinstance(section, dict) and name in section:
-                return section[name]
+        is_kind = key.startswith("blocks_") and key.endswith("_data") and key[7:-5].upper() == kind
+        if is_kind and isinstance(section, dict) and name in section:
+            return section[name]
     return None
 
 
@@ -399,11 +400,8 @@ def fidelity(reference: dict[str, Any] | None, config: Any) -> Fidelity:
     to_ref = {c: r for r, c in names.items()}
 
     ref_feeds = ref.feeds()
-    feeds = (
-        sum(1 for s in ref_feeds if s in streams and _feed(ref, s) == _feed(cand, streams[s])) / len(ref_feeds)
-        if ref_feeds
-        else 1.0
-    )
+    kept = sum(1 for s in ref_feeds if s in streams and _feed(ref, s) == _feed(cand, streams[s]))
+    feeds = kept / len(ref_feeds) if ref_feeds else 1.0
 
     checks: list[bool] = []
     for name, kind in ref.blocks.items():
