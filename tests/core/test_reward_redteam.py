@@ -235,6 +235,135 @@ async def _play(client, task: AspenTask, config: dict | None = None) -> RunTrace
     return trace
 
 
+# -- configs a policy could send instead of the task's own -------------------------------------------
+
+RANKED = ("train-easy-01", "val-medium-01", "test-hard-03")
+"""One easy, one medium, one hard task: the ranking test grades rollouts of each."""
+
+
+def _copy(config: dict) -> dict:
+    return json.loads(json.dumps(config))
+
+
+def _misnamed(task: AspenTask) -> dict:
+    """The task's flowsheet with its first stream renamed against the schema's pattern: refused."""
+    stream = task.reference_config["streams"][0]
+    return json.loads(
+        json.dumps(task.reference_config).replace(f'"{stream}"', f'"{stream.replace("-", "_")}"')
+    )
+
+
+def _ideal(config: dict) -> dict:
+    """The task's flowsheet with IDEAL instead of the property method the requirement names."""
+    changed = _copy(config)
+    changed["property_methods"] = [{"method_name": "IDEAL", "is_basis_method": True}]
+    return changed
+
+
+def _half_feed(config: dict) -> dict:
+    """Every feed's total flow halved: an easier problem."""
+    changed = _copy(config)
+    for stream in changed["stream_data"].values():
+        stream["flow"]["TOTFLOW_VALUE"] /= 2
+    return changed
+
+
+def _swapped_composition(config: dict) -> dict:
+    """val-medium-01 with S-1's acetone and water fractions swapped (80 % acetone instead of 20 %)."""
+    changed = _copy(config)
+    flow = changed["stream_data"]["S-1"]["flow"]
+    flow["ACETONE"]["FLOW_VALUE"], flow["WATER"]["FLOW_VALUE"] = (
+        flow["WATER"]["FLOW_VALUE"],
+        flow["ACETONE"]["FLOW_VALUE"],
+    )
+    return changed
+
+
+def _equivalent(config: dict) -> dict:
+    """The same flowsheet written otherwise: every stream and block renamed, feeds as component flows in
+    kmol/hr at a temperature in K, block pressures in kPa. Nothing the requirement fixes changes."""
+    text = json.dumps(config)
+    for stream in config["streams"]:
+        text = text.replace(f'"{stream}"', f'"Q{stream}"')
+    for block in config["blocks"]:
+        text = text.replace(f'"{block["name"]}"', f'"Z{block["name"]}"')
+    changed = json.loads(text)
+    for stream in changed["stream_data"].values():
+        if "temperature" in stream and stream["temperature"]["TEMP_UNITS"] == "C":
+            stream["temperature"] = {
+                "TEMP_VALUE": stream["temperature"]["TEMP_VALUE"] + 273.15,
+                "TEMP_UNITS": "K",
+            }
+        flow = stream["flow"]
+        if flow["BASIS"] == "MOLE-FRAC" and flow["TOTFLOW_UNITS"] == "kmol/hr":
+            total = flow["TOTFLOW_VALUE"]
+            for entry in flow.values():
+                if isinstance(entry, dict):
+                    entry.update(
+                        FLOW_VALUE=entry["FLOW_VALUE"] * total, FLOW_UNITS="kmol/hr", FLOW_BASIS="MOLE-FLOW"
+                    )
+            flow["BASIS"] = "MOLE-FLOW"
+    for key, section in changed.items():
+        if key.startswith("blocks_"):
+            for data in section.values():
+                spec = data.get("SPEC_DATA", {})
+                if spec.get("PRES_UNITS") == "bar" and spec.get("PRES_VALUE", 0) > 0:
+                    spec.update(PRES_VALUE=spec["PRES_VALUE"] * 100, PRES_UNITS="kPa")
+    return changed
+
+
+def _extra_blocks(config: dict) -> dict:
+    """val-medium-01 with two harmless blocks after its products: a Valve on LIQ-1 to the same 1 atm, a
+    Heater on VAP-1 at its own 75 C and 1 atm. No target changes; the flowsheet is not the one asked for."""
+    changed = _copy(config)
+    changed["blocks"] += [{"name": "V9", "type": "Valve"}, {"name": "H9", "type": "Heater"}]
+    changed["streams"] += ["LIQ-2", "VAP-2"]
+    changed["block_connections"]["V9"] = {"LIQ-1": "F(IN)", "LIQ-2": "P(OUT)"}
+    changed["block_connections"]["H9"] = {"VAP-1": "F(IN)", "VAP-2": "P(OUT)"}
+    changed["blocks_Valve_data"] = {
+        "V9": {"JOB_DATA": {"MODE": "ADIAB-FLASH", "P_OUT_VALUE": 1, "P_OUT_UNITS": "atm"}}
+    }
+    changed["blocks_Heater_data"] = {"H9": _heater(75)}
+    changed["blocks_Heater_data"]["H9"]["SPEC_DATA"].update(PRES_VALUE=1, PRES_UNITS="atm")
+    return changed
+
+
+async def _what_if(client, task: AspenTask) -> RunTrace:  # type: ignore[no-untyped-def]
+    """The base case run and read, then an honest what-if (the flash at 80 C) run and read after it."""
+    trace = await _play(client, task)
+    _, run_simulation, get_result = build_tools(client, trace)
+    what_if = _copy(task.reference_config)
+    what_if["blocks_Flash2_data"]["F1"]["SPEC_DATA"]["TEMP_VALUE"] = 80
+    run = json.loads(await run_simulation(json.dumps(what_if)))
+    await get_result(run["result_file_path"])
+    return trace
+
+
+async def _staircase(client, task: AspenTask) -> dict[str, RunTrace]:  # type: ignore[no-untyped-def]
+    """Partial attempts at train-hard-01 (a recycle), each one step further than the one before."""
+    steps: dict[str, RunTrace] = {"stair:no tool call": RunTrace()}
+    schema_only = RunTrace()
+    get_schema, _, _ = build_tools(client, schema_only)
+    await get_schema(sorted({b["type"] for b in task.reference_config["blocks"]}))
+    steps["stair:schema only"] = schema_only
+    invalid = schema_only.model_copy(deep=True)
+    _, run_simulation, _ = build_tools(client, invalid)
+    await run_simulation(json.dumps(task.reference_config)[:-40])  # cut short: not JSON
+    steps["stair:invalid JSON"] = invalid
+    unrelated = _copy(UNRELATED)
+    unrelated["components"][0]["database_name"] = "WATR"  # an unrelated flowsheet, refused
+    steps["stair:unrelated JSON"] = await _play(client, task, unrelated)
+    steps["stair:refused"] = await _play(client, task, _misnamed(task))
+    diverging = _copy(task.reference_config)
+    diverging["convergence"]["conv_options"]["weg_maxit"] = 1  # a convergence setting: still faithful
+    steps["stair:failed"] = await _play(client, task, diverging)
+    unread = schema_only.model_copy(deep=True)
+    _, run_simulation, _ = build_tools(client, unread)
+    await run_simulation(json.dumps(task.reference_config))
+    steps["stair:unread"] = unread
+    return steps
+
+
 async def _play_all() -> tuple[dict[str, Played], dict[str, RunTrace]]:
     tasks = {t.task_id: t for split in ("train", "val", "test") for t in load_tasks(DATA / f"{split}.jsonl")}
     played: dict[str, Played] = {}
@@ -274,6 +403,20 @@ async def _play_all() -> tuple[dict[str, Played], dict[str, RunTrace]]:
         shape["blocks_Heater_data"]["R1"] = {"SPEC_DATA": spec}
         extra["train-hard-02:shape"] = await _play(client, tasks["train-hard-02"], shape)
         extra["padded"] = await _play(client, tasks["train-easy-01"], PADDED)
+        for task_id in PLAYED:  # the task's own flowsheet, refused for one stream name
+            extra[f"{task_id}:refused"] = await _play(client, tasks[task_id], _misnamed(tasks[task_id]))
+        for task_id in RANKED:
+            task = tasks[task_id]
+            for label, change in (("ideal", _ideal), ("half", _half_feed), ("equivalent", _equivalent)):
+                extra[f"{task_id}:{label}"] = await _play(client, task, change(task.reference_config))
+        task = tasks["val-medium-01"]
+        extra["val-medium-01:swapped"] = await _play(
+            client, task, _swapped_composition(task.reference_config)
+        )
+        extra["val-medium-01:extra-blocks"] = await _play(client, task, _extra_blocks(task.reference_config))
+        extra["val-medium-01:what-if"] = await _what_if(client, task)
+        played["train-hard-01"] = Played(tasks["train-hard-01"], await _play(client, tasks["train-hard-01"]))
+        extra.update(await _staircase(client, tasks["train-hard-01"]))
     return played, extra
 
 
@@ -526,8 +669,14 @@ def test_results_of_another_rollout_do_not_count(
         ("get_result", True),
     ]
     r = compute_reward(p.task, trace.model_copy(update={"final_answer": reference_answer(p)}))
-    # Sound: its own run failed; the workbook it read is another rollout's: nothing reported or grounded.
-    assert r.total <= 0.1
+    # Sound: its own run failed; the workbook it read is another rollout's: nothing reported or grounded,
+    # and the foreign read is a failed call, so it scores below the same rollout without it (its refused
+    # but task-faithful config is paid as a funnel stage: 0.104 against 0.128; the cap was 0.1 before).
+    without = compute_reward(
+        p.task, trace.model_copy(update={"final_answer": reference_answer(p), "calls": trace.calls[:2]})
+    )
+    assert r.total < without.total <= 0.13
+    assert r.response_quality == 0.0
     assert r.details["values.reported"] == 0
     assert r.details["numbers.grounded"] == 0
 
@@ -608,6 +757,12 @@ def test_invalid_tool_calls_are_in_the_trace_and_cost_efficiency(
 
 # -- a flowsheet unrelated to the task, run and read -------------------------------------------------
 
+HONEST_FAILURE = (
+    "I could not complete the simulation: the simulator refused or failed every configuration I sent.\n"
+    "I have no simulated values to report."
+)
+"""An honest answer of a rollout whose work failed: no number at all."""
+
 
 def _unrelated_answers(p: Played, trace: RunTrace) -> dict[str, str]:
     cells = [f"{fmt(q.value)} {q.unit or ''}".strip() for q in workbook_quantities(trace.last_results)]
@@ -622,7 +777,7 @@ def _unrelated_answers(p: Played, trace: RunTrace) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("task_id", PLAYED)
-def test_an_unrelated_flowsheet_run_and_read_earns_no_more_than_no_tool_call(
+def test_an_unrelated_flowsheet_run_and_read_earns_less_than_a_refused_faithful_config(
     real: tuple[dict[str, Played], dict[str, RunTrace]], task_id: str
 ) -> None:
     played, extra = real
@@ -633,19 +788,20 @@ def test_an_unrelated_flowsheet_run_and_read_earns_no_more_than_no_tool_call(
         ("run_simulation", True),
         ("get_result", True),
     ]
+    refused = compute_reward(
+        p.task, extra[f"{task_id}:refused"].model_copy(update={"final_answer": HONEST_FAILURE})
+    )
     for label, answer in _unrelated_answers(p, trace).items():
         r = compute_reward(p.task, trace.model_copy(update={"final_answer": answer}))
-        # Sound: its workbook holds none of the task's target cells: coverage 0, so no work credit
-        # (completion and tool efficiency 0), no grounding, nothing reported: only form is left, at most
-        # 0.3 * 0.2 = 0.06, what an answer without any tool call gets. Before coverage the prose answer
-        # scored 0.65 (completion 0.5, efficiency 1, quality 0.5).
-        assert r.details["coverage"] == 0.0, label
-        assert (r.completion, r.tool_efficiency) == (0.0, 0.0), label
-        assert r.details["values.reported"] == 0 and r.details["quality.grounded"] == 0.0, label
-        assert r.total <= 0.06 + 1e-9, label
-    assert compute_reward(p.task, trace.model_copy(update={"final_answer": PROSE})).total == pytest.approx(
-        0.06
-    )
+        # Sound: one Heater on water keeps next to nothing of the task (fidelity <= 0.1: for
+        # train-easy-01, the same shape with the wrong feed and the wrong outlet temperature), so its
+        # work earns the valid-JSON stages and little more, no target is met or reported, and it scores
+        # below the task's own flowsheet refused for one wrong name (0.19). Before fidelity it scored
+        # 0.06 here (coverage 0) and the refused faithful config 0.04.
+        assert r.details["fidelity"] <= 0.1, label
+        assert r.details["completion.targets"] == 0.0 and r.details["values.correct"] == 0, label
+        assert r.total <= 0.14, label
+        assert r.total < refused.total, label
 
 
 @pytest.mark.parametrize("task_id", ["train-easy-01", "test-hard-03"])
@@ -657,10 +813,15 @@ def test_an_unrelated_flowsheet_run_but_not_read_earns_no_more(
     trace = extra["unrelated:unread"]
     assert [(c.name, c.ok) for c in trace.calls] == [("get_schema", True), ("run_simulation", True)]
     r = compute_reward(p.task, trace.model_copy(update={"final_answer": PROSE}))
-    # Sound: nothing read shows no coverage: 0.06 (it was 0.51: completion 0.4, efficiency 2/3, quality
-    # 0.5), so not reading a workbook is no way around coverage.
-    assert r.details["coverage"] == 0.0
-    assert r.total == pytest.approx(0.06)
+    read = compute_reward(p.task, extra["unrelated"].model_copy(update={"final_answer": PROSE}))
+    refused = compute_reward(
+        p.task, extra[f"{task_id}:refused"].model_copy(update={"final_answer": HONEST_FAILURE})
+    )
+    # Sound: not reading is no way around fidelity: below the task's own refused flowsheet, as reading is
+    # (an answer without numbers keeps the honest-failure credit, 1 - fidelity of its run).
+    assert r.details["funnel.read"] == 0.0 and read.details["funnel.read"] > 0.0
+    assert r.total <= 0.16
+    assert r.total < refused.total
 
 
 # -- the right flowsheet, an answer that reports nothing; the right names on the wrong flowsheet --------
@@ -680,17 +841,17 @@ def test_true_numbers_that_report_no_target_earn_no_grounding(
     }
     for label, answer in answers.items():
         r = p.score(answer)
-        # Sound: the work is done (completion 1, efficiency 1) but nothing is reported, so nothing is
-        # grounded: quality is form alone, total <= 0.4 + 0.3 + 0.3 * 0.2 = 0.76. Before, grounded was 1
-        # (vacuously, or for true numbers that report nothing): 0.85.
+        # Sound: the work is done (completion 1, efficiency 1) but nothing is reported, so neither
+        # correctness nor honest-reporting credit: quality is form alone, total <= 0.4 + 0.3 + 0.3 * 0.2.
         assert (r.completion, r.tool_efficiency) == (1.0, 1.0), label
-        assert r.details["values.reported"] == 0 and r.details["quality.grounded"] == 0.0, label
+        assert r.details["values.reported"] == 0 and r.details["quality.correct"] == 0.0, label
+        assert r.details["quality.faithful"] == 0.0, label
         assert r.total <= 0.76 + 1e-9, label
     assert p.score(PROSE).total == pytest.approx(0.76)
     assert p.score("Done.").total == pytest.approx(0.7 + 0.3 * 0.2 * (0.5 * 5 / 40 + 0.5 * 0.5))  # 0.71875
 
 
-def test_the_right_names_on_the_wrong_flowsheet_keep_the_work_credit_but_not_the_targets(
+def test_the_right_names_on_the_wrong_flowsheet_earn_little(
     real: tuple[dict[str, Played], dict[str, RunTrace]],
 ) -> None:
     played, extra = real
@@ -705,34 +866,27 @@ def test_the_right_names_on_the_wrong_flowsheet_keep_the_work_credit_but_not_the
     def score(answer: str) -> RewardBreakdown:
         return compute_reward(p.task, trace.model_copy(update={"final_answer": answer}))
 
-    # Coverage counts cells, not values: every target cell is there (coverage 1, the work credits
-    # whole) and no target is met (completion 0.5). What is left is the answer.
+    # The stoichiometric reactor swapped for a Heater: a block type and its spec (and so topology) wrong,
+    # fidelity 0.11. Every target cell is there and none is met.
     prose = score(PROSE)
-    assert prose.details["coverage"] == 1.0 and prose.details["targets.met"] == 0
-    # no number: completion 0.5, efficiency 1, quality 0.2 -> 0.2 + 0.3 + 0.06 = 0.56 (0.65 before)
-    assert prose.total == pytest.approx(0.56)
-    # the right values, known from elsewhere: its own run produced none of them -> reported 0, grounded 0
+    assert prose.details["fidelity"] == pytest.approx(0.113, abs=0.01)
+    assert prose.details["targets.met"] == 0 and prose.details["completion.targets"] == 0.0
+    # the right values, known from elsewhere: its own run produced none of them -> invented, quality 0
     oracle = score(reference_answer(p))
-    assert oracle.details["values.reported"] == 0 and oracle.total == pytest.approx(0.56)
-    # its own (wrong) values reported faithfully: reporting is credited, the targets are not met
+    assert oracle.details["values.correct"] == 0 and oracle.response_quality == 0.0
+    assert oracle.total < prose.total
+    # its own (wrong) values reported faithfully: honest-reporting credit, no correctness
     faithful = "Results:\n" + "\n".join(
         f"- {t.name}: {fmt(t.actual(trace.last_results))} {t.unit}".rstrip() for t in p.task.expected_output
     )
     r = score(faithful)
-    assert r.details["numbers.hallucinated"] == 0
-    assert r.total <= 0.2 + 0.3 + 0.3 + 1e-9  # 0.8 at most, against 1.0 for the right flowsheet
+    assert r.details["numbers.hallucinated"] == 0 and r.details["values.correct"] == 0
+    assert r.total > prose.total
+    # 0.16 (it was 0.8 before fidelity, against 1.0 for the right flowsheet)
+    assert r.total <= 0.2
 
 
 # -- one flowsheet padded with every task's names, played for any task ---------------------------------
-
-PADDED_COVERED = {
-    "train-easy-01": (2, 2, 0.56),
-    "train-hard-02": (3, 4, 0.435),
-    "val-medium-01": (3, 4, 0.435),
-    "val-hard-01": (0, 5, 0.06),
-    "test-hard-03": (2, 8, 0.185),
-}
-"""Target cells the padded flowsheet holds, of the task's, and its prose answer's total before focus."""
 
 
 @pytest.mark.parametrize("task_id", PLAYED)
@@ -748,17 +902,12 @@ def test_a_flowsheet_padded_with_other_tasks_names_earns_little(
         ("get_result", True),
     ]
     r = compute_reward(p.task, trace.model_copy(update={"final_answer": PROSE}))
-    d = r.details
-    covered, n, before = PADDED_COVERED[task_id]
-    assert (d["targets.covered"], d["targets.total"], d["targets.met"]) == (covered, n, 0)
-    # Sound: most of its 21 blocks and streams are foreign to any one task, so its coverage is the cells
-    # it holds times the share of its names the task names: 3/21 of 2/2 for train-easy-01.
-    assert d["flowsheet.names"] == 21
-    focus = (d["flowsheet.names"] - d["flowsheet.foreign"]) / d["flowsheet.names"]
-    assert d["coverage"] == pytest.approx(covered / n * focus)
-    assert d["coverage"] <= 0.3
-    # completion 0.5c, efficiency c, quality 0.2 (no number): 0.4*0.5c + 0.3c + 0.3*0.2 = 0.5c + 0.06,
-    # 0.21 at most (train-hard-02: 0.203); with covered cells alone (before focus) it was `before`.
-    assert r.total == pytest.approx(0.5 * d["coverage"] + 0.06)
-    assert r.total <= 0.21
-    assert r.total <= before
+    refused = compute_reward(
+        p.task, extra[f"{task_id}:refused"].model_copy(update={"final_answer": HONEST_FAILURE})
+    )
+    # Sound: nine blocks and two components where the task has others: fidelity near 0 (<= 0.02), so
+    # its run earns the valid-JSON stages and little more, below the task's own refused config.
+    assert r.details["fidelity"] <= 0.02
+    assert r.details["targets.met"] == 0 and r.details["completion.targets"] == 0.0
+    assert r.total <= 0.14
+    assert r.total < refused.total
