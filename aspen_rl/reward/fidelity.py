@@ -14,9 +14,12 @@ Six aspects, each a share ``s`` in [0, 1]:
   the config has, leaf by leaf.
 
 A share with extras (blocks, streams, components the reference has not) is ``matched / (reference +
-0.5 * extra)``: extras cost half what a missing one costs. ``fidelity = prod(1 - cost * (1 - s))`` with
-the costs of :data:`ASPECT_COSTS`, so a wrong property method halves it and an unrelated flowsheet keeps
-next to nothing.
+0.25 * extra)``: an extra costs a quarter of what a missing one costs (a product sent on into an extra
+block is still that product). ``fidelity`` is the product of one factor per
+aspect with the costs of :data:`ASPECT_COSTS`: ``1 - cost * (1 - s)`` for components, method, blocks and
+topology; ``(1 - cost) ** wrong`` for feeds and specs, each feed or block spec that differs being a
+different problem however many others are right. A wrong property method halves it, each changed feed
+or block spec keeps 30 % of it, and an unrelated flowsheet keeps next to nothing.
 
 Free, because the requirement does not fix them: block, stream and component-id names (blocks are
 matched by type and neighbours, streams by their ends, components by identity, and names inside the
@@ -41,7 +44,7 @@ from aspen_rl.reward import quantities
 
 ASPECT_COSTS = {"components": 0.8, "method": 0.5, "blocks": 0.8, "topology": 0.5, "feeds": 0.7, "specs": 0.7}
 """How much of the fidelity an aspect takes away when it is wholly wrong (``s = 0``)."""
-EXTRA_WEIGHT = 0.5
+EXTRA_WEIGHT = 0.25
 REL_TOL = 1e-3
 OPTIONAL_KEYS = re.compile(r"^(?:FLASH_)?(?:MAXIT|TOL)(?:_VALUE)?$|^CONV_METH$", re.IGNORECASE)
 """Convergence settings inside a block's data: free."""
@@ -176,12 +179,24 @@ def _match_streams(ref: Flowsheet, cand: Flowsheet, blocks: dict[str, str]) -> d
             pool.remove(stream)
         else:
             pending.append((stream, pool))
+    # a product the config sends on into a block the reference lacks (or a feed it takes from one) is
+    # still that product (feed): the extra block is charged as a block, not as a broken stream
+    extended: dict[tuple[Any, ...], list[str]] = {}
+    for key, streams in by_ends.items():
+        for side in (0, 1):
+            end = key[side]
+            if end is not None and end[0].startswith("?"):
+                open_key = (None, key[1]) if side == 0 else (key[0], None)
+                extended.setdefault(open_key, []).extend(s for s in streams if s not in mapping.values())
     for stream, pool in pending:
+        if not pool:
+            key = (ref.end(stream, "source", same), ref.end(stream, "sink", same))
+            pool = [c for c in extended.get(key, []) if c not in mapping.values()]
         if not pool:
             continue
         # several feeds of one mixer share their ends: the one with the same feed data first
-        same = [c for c in pool if _feed(ref, stream) is not None and _feed(ref, stream) == _feed(cand, c)]
-        chosen = (same or pool)[0]
+        alike = [c for c in pool if _feed(ref, stream) is not None and _feed(ref, stream) == _feed(cand, c)]
+        chosen = (alike or pool)[0]
         mapping[stream] = chosen
         pool.remove(chosen)
     return mapping
@@ -358,7 +373,7 @@ class Fidelity:
     """How faithful one config is to the task's reference config.
 
     Attributes:
-        value: ``prod(1 - cost * (1 - s))`` over the aspects (1 when faithful).
+        value: The product of the aspects' factors (1 when faithful; see the module docstring).
         parts: The share ``s`` of each aspect (keys of :data:`ASPECT_COSTS`).
         names: Reference name -> the config's name, for blocks, streams and component ids.
     """
@@ -402,6 +417,7 @@ def fidelity(reference: dict[str, Any] | None, config: Any) -> Fidelity:
     ref_feeds = ref.feeds()
     kept = sum(1 for s in ref_feeds if s in streams and _feed(ref, s) == _feed(cand, streams[s]))
     feeds = kept / len(ref_feeds) if ref_feeds else 1.0
+    wrong = {"feeds": len(ref_feeds) - kept}
 
     checks: list[bool] = []
     for name, kind in ref.blocks.items():
@@ -414,6 +430,7 @@ def fidelity(reference: dict[str, Any] | None, config: Any) -> Fidelity:
         if reference.get(section):
             checks.append(_data_equal(reference[section], config.get(section), to_ref))
     specs = sum(checks) / len(checks) if checks else 1.0
+    wrong["specs"] = len(checks) - sum(checks)
 
     parts = {
         "components": components,
@@ -423,5 +440,8 @@ def fidelity(reference: dict[str, Any] | None, config: Any) -> Fidelity:
         "feeds": feeds,
         "specs": specs,
     }
-    value = math.prod(1.0 - ASPECT_COSTS[k] * (1.0 - min(1.0, s)) for k, s in parts.items())
+    value = math.prod(
+        (1.0 - ASPECT_COSTS[k]) ** wrong[k] if k in wrong else 1.0 - ASPECT_COSTS[k] * (1.0 - min(1.0, s))
+        for k, s in parts.items()
+    )
     return Fidelity(value, parts, names)
