@@ -17,6 +17,7 @@ import asyncio
 import json
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -1160,9 +1161,7 @@ def test_a_staircase_of_partial_attempts_is_paid_in_order(
     totals = [scores[step].total for step in STAIRCASE]
     # Sound: strictly increasing, and each stage paid by this task's flowsheet only: the unrelated config
     # keeps its valid-JSON stage and nothing of fidelity, the misnamed one (names are free) keeps it whole.
-    assert all(a < b for a, b in zip(totals, totals[1:], strict=False)), dict(
-        zip(STAIRCASE, totals, strict=True)
-    )
+    assert all(a < b for a, b in pairwise(totals)), dict(zip(STAIRCASE, totals, strict=True))
     assert scores["stair:unrelated JSON"].details["funnel.faithful"] < 0.05
     assert scores["stair:refused"].details["funnel.faithful"] == 1.0
     assert scores["stair:failed"].details["funnel.accepted"] == 1.0
