@@ -1,4 +1,4 @@
-"""Rich console output: the rollout progress bar and the final reward table."""
+"""Rich console output: the rollout progress bar, the final reward table and the reward's funnel."""
 
 from __future__ import annotations
 
@@ -47,4 +47,35 @@ def summary_table(summary: dict[str, dict[str, Any]], title: str = "Reward by sp
     table.caption = (
         "completion / tools (tool efficiency) / answer (response quality): means; range: total min-max"
     )
+    return table
+
+
+FUNNEL_STAGES = ("schema", "attempted", "json", "faithful", "accepted", "simulated", "read")
+"""The shipped reward's funnel stages (``funnel.<stage>`` in its details), in order."""
+
+
+def funnel_table(summary: dict[str, dict[str, Any]]) -> Table | None:
+    """Mean of each funnel stage per split and tier (how far rollouts got toward a faithful run read),
+    or ``None`` when the reward reports no funnel (a custom reward)."""
+    rows = [
+        (split, tier, s["details"])
+        for split, tiers in summary.items()
+        for tier, s in tiers.items()
+        if "funnel" in s.get("details", {})
+    ]
+    if not rows:
+        return None
+    table = Table(title="Reward funnel (mean per stage; stages from faithful on weighted by task fidelity)")
+    table.add_column("split")
+    table.add_column("tier")
+    for stage in (*FUNNEL_STAGES, "funnel"):
+        table.add_column(stage, justify="right")
+    for split, tier, details in rows:
+        table.add_row(
+            split,
+            tier,
+            *(f"{details.get(f'funnel.{stage}', 0.0):.2f}" for stage in FUNNEL_STAGES),
+            f"{details['funnel']:.3f}",
+            style="bold" if tier == "all" else None,
+        )
     return table
