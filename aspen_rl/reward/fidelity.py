@@ -256,9 +256,10 @@ def _component_flows(sheet: Flowsheet, flow: dict[str, Any]) -> dict[str, float]
             amount = value / frac_sum * total
             entry_mass = mass
         else:
-            amount = _in(value, entry.get("FLOW_UNITS"), "kg/hr" if entry_mass else "kmol/hr")
-            if amount is None:
+            converted = _in(value, entry.get("FLOW_UNITS"), "kg/hr" if entry_mass else "kmol/hr")
+            if converted is None:
                 return None
+            amount = converted
         raw[cid] = (amount, entry_mass)
     flows: dict[str, float] = {}
     for cid, (amount, is_mass) in raw.items():
