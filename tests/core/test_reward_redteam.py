@@ -9,6 +9,13 @@ another rollout's results, invalid calls for free, a flowsheet unrelated to the 
 work credits for free) or padded with other tasks' names (to cover any task), true numbers that report
 nothing (grounding credit for free), the right names on the wrong flowsheet; and the honest side: a
 correct value in another unit (kmol/s, MW, K, atm) or in Chinese counts.
+
+Issue 20 (the cheapest way to be paid was to solve an easier problem and report it faithfully): the
+property method swapped for IDEAL, the feeds halved or a composition swapped, a dump of every cell, ten
+invented numbers hidden in it, no final answer, fabrication against an honest failure, harmless extra
+blocks against wrong values, a what-if read after the base case; equivalent configs (other names, units
+and feed forms) not punished; a staircase of partial attempts paid in order; graded rollouts of three
+tasks ranked as an engineer ranks them.
 """
 
 from __future__ import annotations
