@@ -2,8 +2,8 @@
 
 Six aspects, each a share ``s`` in [0, 1]:
 
-- ``components``: the reference's components (by ``database_name``, else ``cas_number``, else ``name``)
-  the config has;
+- ``components``: the reference's components the config has (by the CAS number of ``database_name``,
+  so synonyms match; else ``cas_number``, else ``name``);
 - ``method``: the basis property method (``is_basis_method``, else the first) is the reference's;
 - ``blocks``: the reference's blocks matched by a config block of the same type;
 - ``topology``: the reference's streams whose two ends (block type and port, or none for a feed or a
@@ -117,11 +117,29 @@ def _list(value: Any) -> list[Any]:
 
 
 def _identity(component: dict[str, Any]) -> str:
-    for key in ("database_name", "cas_number", "name", "cid"):
+    """The component's CAS number as ``chemicals`` reads its database name (``WATER`` and ``H2O`` are
+    7732-18-5), else its stated ``cas_number``, else its name or id."""
+    name = component.get("database_name")
+    if isinstance(name, str) and name.strip():
+        cas = cas_of(name.strip().upper())
+        if cas is not None:
+            return cas
+    for key in ("cas_number", "database_name", "name", "cid"):
         value = component.get(key)
         if isinstance(value, str) and value.strip():
             return value.strip().upper()
     return ""
+
+
+@cache
+def cas_of(name: str) -> str | None:
+    """The CAS number ``chemicals`` finds for a name, formula or CAS number, or ``None``."""
+    try:
+        from chemicals.identifiers import CAS_from_any
+
+        return str(CAS_from_any(name))
+    except Exception:  # unknown name, or chemicals missing: the name stands for itself
+        return None
 
 
 # -- matching names -----------------------------------------------------------------------------

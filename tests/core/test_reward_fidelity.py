@@ -46,6 +46,7 @@ def test_units_and_feed_forms_are_free() -> None:
         "WATER": {"FLOW_VALUE": 40 / 3600, "FLOW_UNITS": "kmol/s", "FLOW_BASIS": "MOLE-FLOW"},
     }
     other["blocks_Flash2_data"]["F1"]["SPEC_DATA"].update(TEMP_VALUE=167.0, TEMP_UNITS="F")
+    other["components"][1]["database_name"] = "H2O"  # a synonym of WATER (both CAS 7732-18-5)
     del other["blocks_Mixer_data"]["M1"]["SPEC_DATA"]["PRES_VALUE"]  # Aspen's default: no pressure drop
     other["blocks_Mixer_data"]["M1"]["SPEC_DATA"]["MAXIT_VALUE"] = 5  # a convergence setting
     assert fidelity(config, other).value == 1.0
