@@ -116,6 +116,10 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _identity(component: dict[str, Any]) -> str:
     """The component's CAS number as ``chemicals`` reads its database name (``WATER`` and ``H2O`` are
     7732-18-5), else its stated ``cas_number``, else its name or id."""
@@ -297,9 +301,7 @@ def _feed(sheet: Flowsheet, stream: str) -> tuple[Any, ...] | None:
     node = data.get(stream) if isinstance(data, dict) else None
     if not isinstance(node, dict):
         return None
-    temperature = node.get("temperature") or {}
-    pressure = node.get("pressure") or {}
-    vfrac = node.get("vfrac") or {}
+    temperature, pressure, vfrac = (_dict(node.get(key)) for key in ("temperature", "pressure", "vfrac"))
     state = (
         str(node.get("MIXED_SPEC", "")).upper(),
         _round(_in(_number(temperature, "TEMP_VALUE"), temperature.get("TEMP_UNITS"), "K")),

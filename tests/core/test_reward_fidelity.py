@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from aspen_rl.reward.fidelity import fidelity, molar_mass
 from aspen_rl.tasks import load_tasks
@@ -109,3 +111,25 @@ def test_an_extra_block_costs_a_quarter_of_a_missing_one() -> None:
 def test_no_reference_nothing_to_compare_and_no_object_no_fidelity() -> None:
     assert fidelity(None, {"blocks": []}).value == 1.0
     assert fidelity(reference("train-easy-01"), "{not json").value == 0.0
+
+
+ODD = [None, "x", 0, -1.5, True, [], {}, [None], {"": None}, "F(IN)"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_odd_configs_never_raise(data: st.DataObject) -> None:
+    config = reference(data.draw(st.sampled_from(["val-medium-01", "train-hard-01", "val-hard-01"])))
+    for _ in range(data.draw(st.integers(1, 4))):
+        node, path = config, []
+        while isinstance(node, dict | list) and node and data.draw(st.booleans()):
+            key = data.draw(st.sampled_from(list(node) if isinstance(node, dict) else range(len(node))))
+            path.append(key)
+            node = node[key]
+        if path:
+            parent = config
+            for key in path[:-1]:
+                parent = parent[key]
+            parent[path[-1]] = data.draw(st.sampled_from(ODD))
+    f = fidelity(reference("val-medium-01"), config)
+    assert 0.0 <= f.value <= 1.0
