@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 
 from aspen_rl.reward.attribution import (
     Quantity,
+    Statement,
     attribute,
     build_namer,
     closeness,
@@ -227,6 +228,61 @@ def _requirement_numbers(task: AspenTask) -> Evidence:
     return Evidence([(s.value, s.unit) for s in read_statements(task.user_requirement)])
 
 
+@dataclass
+class _Judgement:
+    """What one workbook read says of the answer: per target the best ``near`` and ``F * near`` where
+    met, which statements are tied to something asked, whether a target cell was there to report."""
+
+    near: list[float]
+    correct: list[float]
+    asked: list[bool]
+    reportable: bool = False
+
+    def merge(self, other: _Judgement) -> None:
+        self.near = [max(a, b) for a, b in zip(self.near, other.near, strict=True)]
+        self.correct = [max(a, b) for a, b in zip(self.correct, other.correct, strict=True)]
+        self.asked = [a or b for a, b in zip(self.asked, other.asked, strict=True)]
+        self.reportable = self.reportable or other.reportable
+
+
+def _judge(
+    task: AspenTask, reading: Reading, statements: list[Statement], components: dict[str, set[str]]
+) -> _Judgement:
+    """The answer's statements against one workbook read (targets at the run's own names)."""
+    found: list[Quantity] = workbook_quantities(reading.workbook)
+    targets = [renamed(t, reading.fidelity.names) for t in task.expected_output]
+    namer = build_namer(found, [(t.name, (t.sheet, t.row, t.column)) for t in targets], components)
+    attributed = attribute(statements, found, namer)
+    size = max(1, len(targets))
+    out = _Judgement([0.0] * size, [0.0] * size, [bool(q) and not targets for q in attributed])
+    if not targets:  # without targets, any statement matching the cell it is tied to reports
+        out.near[0] = max(
+            (
+                closeness(s, q.value, q.unit, max(MATCH_REL_TOL * abs(q.value), 1e-9))
+                for s, quantities in zip(statements, attributed, strict=True)
+                for q in quantities
+            ),
+            default=0.0,
+        )
+        out.correct[0] = reading.fidelity.value * out.near[0]
+        out.reportable = bool(found)
+        return out
+    for i, target in enumerate(targets):
+        address = (target.sheet, target.row, target.column)
+        mine = [j for j, quantities in enumerate(attributed) if any(q.address == address for q in quantities)]
+        for j in mine:
+            out.asked[j] = True
+        actual = target.actual(reading.workbook)
+        out.reportable = out.reportable or actual is not None
+        if actual is None or not mine:
+            continue
+        tolerance = target_tolerance(target, actual)
+        out.near[i] = min(closeness(statements[j], actual, target.unit, tolerance) for j in mine)
+        if target.is_met(reading.workbook):
+            out.correct[i] = reading.fidelity.value * out.near[i]
+    return out
+
+
 def quality_facts(task: AspenTask, trace: RunTrace, facts: Facts | None = None) -> dict[str, float]:
     """Counts behind response quality (see the module docstring).
 
@@ -250,47 +306,13 @@ def quality_facts(task: AspenTask, trace: RunTrace, facts: Facts | None = None) 
     facts = facts or Facts.of(task, trace)
     statements = read_statements(strip_references(answer, trace))
     components = _component_names(trace)
-    asked = [False] * len(statements)
-    best_correct = [0.0] * max(1, len(task.expected_output))
-    best_near = [0.0] * max(1, len(task.expected_output))
+    size = max(1, len(task.expected_output))
+    judged = _Judgement([0.0] * size, [0.0] * size, [False] * len(statements))
     for reading in facts.readings:
-        found: list[Quantity] = workbook_quantities(reading.workbook)
-        targets = [renamed(t, reading.fidelity.names) for t in task.expected_output]
-        namer = build_namer(found, [(t.name, (t.sheet, t.row, t.column)) for t in targets], components)
-        attributed = attribute(statements, found, namer)
-        if targets:
-            for i, target in enumerate(targets):
-                address = (target.sheet, target.row, target.column)
-                mine = [
-                    j
-                    for j, quantities in enumerate(attributed)
-                    if any(q.address == address for q in quantities)
-                ]
-                for j in mine:
-                    asked[j] = True
-                actual = target.actual(reading.workbook)
-                out["reportable"] = max(out["reportable"], float(actual is not None))
-                if actual is None or not mine:
-                    continue
-                tolerance = target_tolerance(target, actual)
-                near = min(closeness(statements[j], actual, target.unit, tolerance) for j in mine)
-                best_near[i] = max(best_near[i], near)
-                if target.is_met(reading.workbook):
-                    best_correct[i] = max(best_correct[i], reading.fidelity.value * near)
-        else:
-            near = max(
-                (
-                    closeness(s, q.value, q.unit, max(MATCH_REL_TOL * abs(q.value), 1e-9))
-                    for s, quantities in zip(statements, attributed, strict=True)
-                    for q in quantities
-                ),
-                default=0.0,
-            )
-            out["reportable"] = max(out["reportable"], float(bool(found)))
-            best_near[0] = max(best_near[0], near)
-            best_correct[0] = max(best_correct[0], reading.fidelity.value * near)
-            asked = [a or bool(q) for a, q in zip(asked, attributed, strict=True)]
-    out["correct"], out["reported"] = sum(best_correct), sum(best_near)
+        judged.merge(_judge(task, reading, statements, components))
+    out["correct"], out["reported"] = sum(judged.correct), sum(judged.near)
+    out["reportable"] = float(judged.reportable)
+    asked = judged.asked
 
     considered = [(s, a) for s, a in zip(statements, asked, strict=True) if not s.is_small_int]
     known, given = Evidence(evidence(trace)), _requirement_numbers(task)
