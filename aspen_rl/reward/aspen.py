@@ -16,10 +16,12 @@ faithful + 0.15 accepted + 0.20 simulated + 0.25 read``, each stage from ``faith
 of a config that got that far, so progress before a successful run is paid in order, and only for this
 task's flowsheet.
 
-**Completion** ``= 0.2 P + 0.8 targets``. ``targets``: the best, over the workbooks this rollout read of
-its own runs, of ``F * met / n``, ``met`` the targets of ``task.expected_output`` the workbook meets within
-tolerance (at the run's own names of the task's streams and blocks); equals the ``read`` stage for a
-task without targets.
+**Completion** ``= 0.2 work + 0.8 targets``. ``work = (P - 0.10 schema) / 0.9``: the funnel without the
+schema call (tool use, paid by tool efficiency), so completion is 1 exactly when a faithful run read met
+every target. ``targets``: the best, over the workbooks this rollout read of its own runs, of
+``F * met / n``, ``met`` the targets of ``task.expected_output`` the workbook meets within tolerance (at
+the run's own names of the task's streams and blocks); equals the ``read`` stage for a task without
+targets.
 
 **Tool efficiency** ``= P * max(0, 1 - 0.2 failed - 0.1 redundant - 0.1 excess)``: each call counted
 once, in this order: *redundant* (same tool and arguments as an earlier call), else *failed* (``ok``
@@ -70,13 +72,13 @@ from aspen_rl.reward.attribution import (
 )
 from aspen_rl.reward.base import INVALID_CALL, RewardBreakdown, RewardWeights
 from aspen_rl.reward.evidence import MATCH_REL_TOL, Evidence, evidence, own_configs, strip_references
-from aspen_rl.reward.funnel import Reading, Run, funnel_score, funnel_stages, runs_and_readings
+from aspen_rl.reward.funnel import Reading, Run, funnel_score, funnel_stages, runs_and_readings, work_score
 from aspen_rl.tasks.model import AspenTask, Target
 from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RecordedToolCall, RunTrace
 
 # -- constants of the formula (documented in the module docstring) ------------------------------
 
-COMPLETION_PARTS = {"funnel": 0.2, "targets": 0.8}
+COMPLETION_PARTS = {"work": 0.2, "targets": 0.8}
 FAILED_CALL_PENALTY = 0.2
 REDUNDANT_CALL_PENALTY = 0.1
 EXCESS_CALL_PENALTY = 0.1
@@ -146,11 +148,11 @@ class Facts:
 def completion_parts(task: AspenTask, trace: RunTrace, facts: Facts | None = None) -> dict[str, float]:
     """Sub-scores of completion (each 0..1), keyed as in :data:`COMPLETION_PARTS`."""
     facts = facts or Facts.of(task, trace)
-    return {"funnel": facts.funnel, "targets": facts.targets_met()[0]}
+    return {"work": work_score(facts.stages), "targets": facts.targets_met()[0]}
 
 
 def completion_score(task: AspenTask, trace: RunTrace) -> float:
-    """Completion in [0, 1]: ``0.2 funnel + 0.8 targets`` (see the module docstring)."""
+    """Completion in [0, 1]: ``0.2 work + 0.8 targets`` (see the module docstring)."""
     parts = completion_parts(task, trace)
     return _clip(sum(COMPLETION_PARTS[k] * v for k, v in parts.items()))
 
@@ -395,7 +397,8 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
     facts = Facts.of(task, trace)
     targets, met = facts.targets_met()
     funnel = facts.funnel
-    completion = _clip(COMPLETION_PARTS["funnel"] * funnel + COMPLETION_PARTS["targets"] * targets)
+    work = work_score(facts.stages)
+    completion = _clip(COMPLETION_PARTS["work"] * work + COMPLETION_PARTS["targets"] * targets)
     efficiency = _clip(funnel * max(0.0, 1.0 - call_penalty(task, trace)))
     counts = quality_facts(task, trace, facts)
     q_parts = quality_parts(task, trace, facts, counts)
@@ -407,6 +410,7 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
     )
     details: dict[str, float] = {f"funnel.{k}": v for k, v in facts.stages.items()}
     details["funnel"] = funnel
+    details["completion.work"] = work
     details["completion.targets"] = targets
     best = max(facts.runs, key=lambda r: r.fidelity.value, default=None)
     details["fidelity"] = best.fidelity.value if best is not None else 0.0

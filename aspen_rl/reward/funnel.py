@@ -138,3 +138,10 @@ def funnel_stages(trace: RunTrace, runs: list[Run], readings: list[Reading]) -> 
 def funnel_score(stages: dict[str, float]) -> float:
     """``sum(weight * stage)`` over :data:`FUNNEL`."""
     return sum(FUNNEL[k] * v for k, v in stages.items())
+
+
+def work_score(stages: dict[str, float]) -> float:
+    """The funnel without its ``schema`` stage, rescaled to [0, 1]: the work toward a run of the task
+    (completion's part; reading the schema is tool use, paid by tool efficiency)."""
+    rest = {k: v for k, v in stages.items() if k != "schema"}
+    return funnel_score(rest) / (1.0 - FUNNEL["schema"])

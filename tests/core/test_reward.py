@@ -87,13 +87,18 @@ def result_call(path: str = RESULT_PATH, document: dict | None = None) -> Record
     )
 
 
+def work(funnel: float) -> float:
+    """Completion's work part: the funnel without its schema stage (0.1), rescaled."""
+    return (funnel - 0.1) / 0.9
+
+
 def trace_of(*calls: RecordedToolCall, answer: str = GOOD_ANSWER) -> RunTrace:
     return RunTrace(calls=list(calls), final_answer=answer)
 
 
 def test_perfect_run_scores_one() -> None:
     # TASK has no reference config: the fidelity of its runs is the coverage of the workbook read (2/2).
-    # completion 0.2 funnel 1 + 0.8 targets 2/2 = 1; funnel 1, no penalty -> 1;
+    # completion 0.2 work 1 + 0.8 targets 2/2 = 1; funnel 1, no penalty -> 1;
     # quality: correct 2/2, faithful 2/2, focus 1, form 1 (78 chars on 3 lines), nothing invented -> 1.
     r = compute_reward(TASK, trace_of(schema_call(), run_call(), result_call()))
     assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx((1.0, 1.0, 1.0))
@@ -102,12 +107,12 @@ def test_perfect_run_scores_one() -> None:
 
 def test_missing_schema_call_costs_its_funnel_stage() -> None:
     # funnel: every stage but schema (0.1) -> 0.9; 2 useful calls <= 3 ideal -> no penalty.
-    # completion = 0.2*0.9 + 0.8 = 0.98; efficiency 0.9 (it was 2/3: the schema was a third of the order)
-    # total = 0.4*0.98 + 0.3*0.9 + 0.3*1 = 0.962
+    # completion 1 (its work part leaves the schema to tool efficiency); efficiency 0.9 (it was 2/3: the
+    # schema was a third of the order); total = 0.4*1 + 0.3*0.9 + 0.3*1 = 0.97
     r = compute_reward(TASK, trace_of(run_call(), result_call()))
-    assert r.completion == pytest.approx(0.98)
+    assert r.completion == pytest.approx(1.0)
     assert r.tool_efficiency == pytest.approx(0.9)
-    assert r.total == pytest.approx(0.962)
+    assert r.total == pytest.approx(0.97)
 
 
 def test_failed_simulation_then_fix() -> None:
@@ -141,22 +146,23 @@ def test_simulation_that_never_succeeds() -> None:
     trace = trace_of(schema_call(), diverged, answer="The simulation did not converge.")
     r = compute_reward(TASK, trace)
     # TASK has no reference config and no workbook was read: the fidelity stand-in (coverage) is 0, so
-    # the funnel pays schema, attempted and json only: 0.2 -> completion 0.04, efficiency 0.2 * 0.8
+    # the funnel pays schema, attempted and json only: 0.2 -> completion 0.2 * work(0.2) = 0.022,
+    # efficiency 0.2 * 0.8
     assert (r.details["funnel.json"], r.details["funnel.accepted"]) == (1.0, 0.0)
-    assert completion_score(TASK, trace) == pytest.approx(0.04)
+    assert completion_score(TASK, trace) == pytest.approx(0.2 * work(0.2))
     assert tool_efficiency_score(TASK, trace) == pytest.approx(0.16)
     # quality: nothing to report, nothing invented, no run succeeded: an honest failure, faithful 1 -> 0.2
     # (form needs a successful run of the task: 0)
     assert response_quality_score(TASK, trace) == pytest.approx(0.2)
-    # total 0.016 + 0.048 + 0.06 = 0.124 (it was 0.039: no gradient before a workbook read)
-    assert r.total == pytest.approx(0.124)
+    # total 0.009 + 0.048 + 0.06 = 0.117 (it was 0.039: no gradient before a workbook read)
+    assert r.total == pytest.approx(0.4 * 0.2 * work(0.2) + 0.048 + 0.06)
     # Without targets coverage is 1: the accepted config earns faithful and accepted stages too:
-    # funnel 0.55 -> completion 0.11, efficiency 0.44, quality 0.2 -> 0.044 + 0.132 + 0.06 = 0.236
-    # (it was capped to 0.1)
+    # funnel 0.55 -> completion 0.2 * 0.5 = 0.1, efficiency 0.44, quality 0.2 -> 0.04 + 0.132 + 0.06 =
+    # 0.232 (it was capped to 0.1)
     untargeted = TASK.model_copy(update={"expected_output": []})
     r = compute_reward(untargeted, trace)
-    assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx((0.11, 0.44, 0.2))
-    assert r.total == pytest.approx(0.236)
+    assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx((0.1, 0.44, 0.2))
+    assert r.total == pytest.approx(0.232)
 
 
 def test_malformed_json_config_earns_the_attempt_not_the_config() -> None:
@@ -164,14 +170,14 @@ def test_malformed_json_config_earns_the_attempt_not_the_config() -> None:
         name="run_simulation", arguments={"config": "{not json"}, ok=False, error="InvalidJSON"
     )
     trace = trace_of(schema_call(), bad, answer="")
-    # funnel: schema 0.1 + attempted 0.05 = 0.15 -> completion 0.03, efficiency 0.15 * 0.8 = 0.12,
-    # quality 0 (empty answer): total 0.048 (it was 0: no gradient)
+    # funnel: schema 0.1 + attempted 0.05 = 0.15 -> completion 0.2 * work(0.15) = 0.011, efficiency
+    # 0.15 * 0.8 = 0.12, quality 0 (empty answer): total 0.040 (it was 0: no gradient)
     r = compute_reward(TASK, trace)
-    assert r.completion == pytest.approx(0.03)
+    assert r.completion == pytest.approx(0.2 * work(0.15))
     assert r.tool_efficiency == pytest.approx(0.12)
     assert r.details["funnel.json"] == 0.0 and r.details["calls.failed"] == 1.0
     assert r.response_quality == 0.0
-    assert r.total == pytest.approx(0.048)
+    assert r.total == pytest.approx(0.4 * 0.2 * work(0.15) + 0.3 * 0.12)
 
 
 def test_redundant_calls_are_penalised() -> None:
@@ -258,8 +264,8 @@ def test_results_of_another_rollouts_run_do_not_count() -> None:
     other = "C:\\aspen\\results\\aspen_result_export_20261122_193000.xlsx"
     trace = trace_of(schema_call(), run_call(), result_call(other, heater_workbook(other)))
     # no workbook of its own read -> fidelity stand-in 0 -> funnel 0.2 (schema, attempted, json):
-    # completion 0.04; efficiency 0.2, less 0.2 for the foreign read (a failed call): 0.16
-    assert completion_score(TASK, trace) == pytest.approx(0.04)
+    # completion 0.2 * work(0.2); efficiency 0.2, less 0.2 for the foreign read (a failed call): 0.16
+    assert completion_score(TASK, trace) == pytest.approx(0.2 * work(0.2))
     assert tool_efficiency_score(TASK, trace) == pytest.approx(0.16)
     # ... and their numbers do not ground the answer: 95.0 and 140.0 only exist in the foreign workbook.
     foreign = heater_workbook(other, temperature_c=95.0, duty_kw=140.0)
@@ -284,10 +290,11 @@ def test_an_error_answer_of_get_result_is_not_a_read() -> None:
         response={"error": "文件不存在", "timestamp": "t"},
     )
     trace = trace_of(schema_call(), run_call(), missing)
-    # read 0 -> fidelity stand-in 0 -> funnel 0.2 -> completion 0.04; without targets the stand-in is 1:
-    # funnel 0.75 (all but read) -> 0.15
-    assert completion_score(TASK, trace) == pytest.approx(0.04)
-    assert completion_score(TASK.model_copy(update={"expected_output": []}), trace) == pytest.approx(0.15)
+    # read 0 -> fidelity stand-in 0 -> funnel 0.2; without targets the stand-in is 1: funnel 0.75 (all
+    # but read); completion 0.2 * work(funnel) (and no targets part, which needs a read)
+    assert completion_score(TASK, trace) == pytest.approx(0.2 * work(0.2))
+    untargeted = TASK.model_copy(update={"expected_output": []})
+    assert completion_score(untargeted, trace) == pytest.approx(0.2 * work(0.75))
 
 
 def test_targets_out_of_tolerance() -> None:
@@ -314,14 +321,15 @@ def test_without_a_reference_config_fidelity_is_the_share_of_target_cells_held()
     r = compute_reward(TASK, trace)
     # fidelity 1/2 (PRO-1 temperature's cell holds a number, H1 duty's cell is missing)
     assert r.details["fidelity"] == 0.5
-    # funnel 0.2 + 0.8 * 0.5 = 0.6; completion = 0.2 * 0.6 + 0.8 * 0.5 * (1/2 met) = 0.32
-    assert r.completion == pytest.approx(0.32)
+    # funnel 0.2 + 0.8 * 0.5 = 0.6; completion = 0.2 * work(0.6) + 0.8 * 0.5 * (1/2 met) = 0.311
+    assert r.completion == pytest.approx(0.2 * work(0.6) + 0.2)
     assert r.tool_efficiency == pytest.approx(0.6)
     # quality: correct 0.5 * 1/2, faithful 1/2, form 1 * 0.5, 115.1 kW invented (in no cell, no config)
     # -> 0.15 + 0.1 + 0.1 - 0.05 = 0.3
     assert r.response_quality == pytest.approx(0.3)
-    # total = 0.4*0.32 + 0.3*0.6 + 0.3*0.3 = 0.128 + 0.18 + 0.09 = 0.398
-    assert r.total == pytest.approx(0.398)
+    # total = 0.4*0.311 + 0.3*0.6 + 0.3*0.3 = 0.124 + 0.18 + 0.09 = 0.394
+    assert r.total == pytest.approx(0.4 * r.completion + 0.18 + 0.09)
+    assert r.total == pytest.approx(0.394, abs=1e-3)
 
 
 def test_an_extra_block_costs_fidelity() -> None:
@@ -333,9 +341,9 @@ def test_an_extra_block_costs_fidelity() -> None:
     # blocks share 1 / (1 + 0.25 * 1) = 0.8 -> fidelity 1 - 0.8 * 0.2 = 0.84
     f = 0.84
     assert r.details["fidelity"] == pytest.approx(f)
-    # funnel 0.2 + 0.8 f; completion 0.2 funnel + 0.8 f; quality 0.6 f + 0.2 + 0.2 f
+    # funnel 0.2 + 0.8 f; completion 0.2 work(funnel) + 0.8 f; quality 0.6 f + 0.2 + 0.2 f
     funnel = 0.2 + 0.8 * f
-    expected = (0.2 * funnel + 0.8 * f, funnel, 0.8 * f + 0.2)
+    expected = (0.2 * work(funnel) + 0.8 * f, funnel, 0.8 * f + 0.2)
     assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx(expected)
     assert r.total == pytest.approx(0.4 * expected[0] + 0.3 * expected[1] + 0.3 * expected[2])  # 0.862
     # the task's own config: fidelity 1 -> 1.0
@@ -352,9 +360,9 @@ def test_a_run_the_real_service_failed_while_running_counts_as_accepted() -> Non
     untargeted = TASK.model_copy(update={"expected_output": []})
     assert compute_reward(untargeted, trace_of(schema_call(), ran)).details["funnel.accepted"] == 1.0
     assert compute_reward(untargeted, trace_of(schema_call(), refused)).details["funnel.accepted"] == 0.0
-    # funnel 0.55 (schema, attempted, json, faithful, accepted) / 0.4 -> completion 0.2 * funnel
-    assert completion_score(untargeted, trace_of(schema_call(), ran)) == pytest.approx(0.11)
-    assert completion_score(untargeted, trace_of(schema_call(), refused)) == pytest.approx(0.08)
+    # funnel 0.55 (schema, attempted, json, faithful, accepted) / 0.4 -> completion 0.2 * work(funnel)
+    assert completion_score(untargeted, trace_of(schema_call(), ran)) == pytest.approx(0.2 * work(0.55))
+    assert completion_score(untargeted, trace_of(schema_call(), refused)) == pytest.approx(0.2 * work(0.4))
 
 
 def test_statements_skip_identifiers_and_read_stated_units() -> None:
@@ -411,10 +419,10 @@ def test_weights_default_and_validation() -> None:
 
 
 def test_custom_weights_change_total() -> None:
-    trace = trace_of(run_call(), result_call())  # completion 0.98, efficiency 0.9, quality 1
+    trace = trace_of(run_call(), result_call())  # completion 1, efficiency 0.9, quality 1
     weights = RewardWeights(completion=0.2, tool_efficiency=0.6, response_quality=0.2)
-    # 0.2*0.98 + 0.6*0.9 + 0.2*1 = 0.936
-    assert compute_reward(TASK, trace, weights).total == pytest.approx(0.936)
+    # 0.2*1 + 0.6*0.9 + 0.2*1 = 0.94
+    assert compute_reward(TASK, trace, weights).total == pytest.approx(0.94)
 
 
 def test_run_ids_and_paths_in_the_answer_are_not_numbers() -> None:

@@ -130,6 +130,6 @@ def test_odd_configs_never_raise(data: st.DataObject) -> None:
             parent = config
             for key in path[:-1]:
                 parent = parent[key]
-            parent[path[-1]] = data.draw(st.sampled_from(ODD))
+            parent[path[-1]] = copy.deepcopy(data.draw(st.sampled_from(ODD)))
     f = fidelity(reference("val-medium-01"), config)
     assert 0.0 <= f.value <= 1.0

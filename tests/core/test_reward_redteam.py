@@ -813,7 +813,7 @@ def test_an_unrelated_flowsheet_run_and_read_earns_less_than_a_refused_faithful_
         # Sound: one Heater on water keeps next to nothing of the task (fidelity <= 0.1: for
         # train-easy-01, the same shape with the wrong feed and the wrong outlet temperature), so its
         # work earns the valid-JSON stages and little more, no target is met or reported, and it scores
-        # below the task's own flowsheet refused for one wrong name (0.19). Before fidelity it scored
+        # below the task's own flowsheet refused for one wrong name (0.18). Before fidelity it scored
         # 0.06 here (coverage 0) and the refused faithful config 0.04.
         assert r.details["fidelity"] <= 0.1, label
         assert r.details["completion.targets"] == 0.0 and r.details["values.correct"] == 0, label
@@ -899,7 +899,7 @@ def test_the_right_names_on_the_wrong_flowsheet_earn_little(
     r = score(faithful)
     assert r.details["numbers.hallucinated"] == 0 and r.details["values.correct"] == 0
     assert r.total > prose.total
-    # 0.16 (it was 0.8 before fidelity, against 1.0 for the right flowsheet)
+    # 0.15 (it was 0.8 before fidelity, against 1.0 for the right flowsheet)
     assert r.total <= 0.2
 
 
@@ -986,7 +986,7 @@ def test_a_wrong_property_method_does_not_earn_what_the_task_earns(
     r = _score(task, trace, _own_answer(task, trace))
     # Sound: IDEAL where the requirement names NRTL / PENG-ROB halves the fidelity, and with it every
     # credit: pure water heated (train-easy-01) meets both targets with IDEAL and scored 1.00 before; now
-    # 0.57. Faithful reporting of the values keeps the honest-reporting credit.
+    # 0.56. Faithful reporting of the values keeps the honest-reporting credit.
     assert r.details["fidelity"] == 0.5 and r.details["fidelity.method"] == 0.0
     assert r.details["targets.met"] == met
     assert r.details["numbers.hallucinated"] == 0
@@ -1004,7 +1004,7 @@ def test_an_easier_problem_reported_faithfully_earns_honesty_not_correctness(
     fabricated = p.score(reference_answer(p).replace("Results", "Results (estimated)"), calls=[])
     failed = _score(p.task, extra["val-medium-01:refused"], HONEST_FAILURE)
     # Sound: feeds halved (both: fidelity 0.3 ** 2) or one feed's composition swapped (0.3), 0.90 and 0.80
-    # before, now 0.19 and 0.25; the values it reports are its own, so honest, not right for the task.
+    # before, now 0.19 and 0.24; the values it reports are its own, so honest, not right for the task.
     assert r.details["fidelity.feeds"] < 1.0 and r.details["fidelity"] <= 0.35
     assert r.details["numbers.hallucinated"] == 0
     assert r.details["values.correct"] <= 0.3 * 1  # at most S-3's temperature, at fidelity 0.3
@@ -1099,7 +1099,7 @@ def test_harmless_extra_blocks_cost_less_than_wrong_values(
     wrong_values = p.score(_own_answer(p.task, p.trace, scale=1.1))  # the right run, every value 10 % off
     half = _score(p.task, extra["val-medium-01:half"], _own_answer(p.task, extra["val-medium-01:half"]))
     # Sound: two blocks the requirement does not ask for cost a fifth of the fidelity (0.80), every value
-    # wrong costs the correctness half (0.73 reported 10 % off from the right run, 0.28 reported faithfully
+    # wrong costs the correctness half (0.73 reported 10 % off from the right run, 0.19 reported faithfully
     # from a run with the feeds halved): 0.80 tied them before.
     assert extra_blocks.details["targets.met"] == 4 and extra_blocks.details["fidelity"] >= 0.7
     assert extra_blocks.total >= 0.8
@@ -1145,8 +1145,8 @@ def test_a_staircase_of_partial_attempts_is_paid_in_order(
     """Partial attempts at train-hard-01 (a recycle), each real on the mock, each a step further.
 
     Each rollout that could not read a result answers honestly without numbers; "ran but not read" says so;
-    "read, wrong answer" reports every value 25 % off. Totals: 0.060, 0.098, 0.108, 0.124, 0.188, 0.236,
-    0.345, 0.700, 1.000 (before fidelity and the funnel: 0.060 for each of the first seven, no gradient
+    "read, wrong answer" reports every value 25 % off. Totals: 0.060, 0.090, 0.100, 0.117, 0.183, 0.232,
+    0.343, 0.700, 1.000 (before fidelity and the funnel: 0.060 for each of the first seven, no gradient
     before a workbook read; then 0.76, 1.0).
     """
     played, extra = real
@@ -1202,7 +1202,7 @@ whatever its values, they were not computed as asked; it still keeps the require
 6: feeds halved is an easier problem whose extensive values (flows, duties, power) are wrong by design;
 both 5 and 6 report honestly, so both above any rollout without a result of the task. (The reward
 disagrees once: test-hard-03 has three feeds, each halved keeps 30 % of the fidelity, and puts that
-rollout at 0.16, just below the apology's 0.19: tau-b 0.94 there, 1.0 on the other two.)
+rollout at 0.15, just below the apology's 0.18: tau-b 0.94 there, 1.0 on the other two.)
 7: an honest failure on the task's own flowsheet (refused for one stream name) gives no number but is a
 step toward the task and lies about nothing; 8: an unrelated flowsheet run and reported faithfully is
 honest but no step toward this task; 9: numbers with no tool call are fabricated: worst, always.
