@@ -25,9 +25,10 @@ Free, because the requirement does not fix them: block, stream and component-id 
 matched by type and neighbours, streams by their ends, components by identity, and names inside the
 data are translated), units (every ``<X>_VALUE`` with a ``<X>_UNITS`` sibling is compared in the
 reference's unit; feed temperature, pressure and flows too), convergence settings (``convergence``,
-``MAXIT``/``TOL`` leaves), a leaf the config omits where the reference writes Aspen's default 0, and
-equivalent forms of a feed (total flow with fractions or component flows, mole or mass basis: all read
-as component molar flows).
+``MAXIT``/``TOL`` leaves), a leaf the config omits where the reference writes Aspen's default 0, a block
+pressure written as Aspen's drop (``PRES_VALUE`` <= 0) or absolute where the block's feeds state the
+inlet pressure, and equivalent forms of a feed (total flow with fractions or component flows, mole or
+mass basis: all read as component molar flows).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ ASPECT_COSTS = {"components": 0.8, "method": 0.5, "blocks": 0.8, "topology": 0.5
 """How much of the fidelity an aspect takes away when it is wholly wrong (``s = 0``)."""
 EXTRA_WEIGHT = 0.25
 REL_TOL = 1e-3
+PRESSURE_KEY = "PRES_VALUE"
 OPTIONAL_KEYS = re.compile(r"^(?:FLASH_)?(?:MAXIT|TOL)(?:_VALUE)?$|^CONV_METH$", re.IGNORECASE)
 """Convergence settings inside a block's data: free."""
 DATA_SECTIONS = ("reactions", "design_specs")
@@ -348,8 +350,12 @@ def _translate(text: str, names: dict[str, str]) -> str:
     return names.get(text, text)
 
 
-def _data_equal(ref: Any, cand: Any, names: dict[str, str]) -> bool:
-    """Whether the config's data (names translated to the reference's) has every reference leaf."""
+def _data_equal(ref: Any, cand: Any, names: dict[str, str], inlet_bar: float | None = None) -> bool:
+    """Whether the config's data (names translated to the reference's) has every reference leaf.
+
+    ``inlet_bar``: the block's inlet pressure where the reference states it (a feed's), so that an outlet
+    pressure written as Aspen's pressure drop (a value <= 0) equals the same outlet written absolute.
+    """
     mine: dict[tuple[str, ...], tuple[Any, str | None]] = {}
     for path, value, unit in _leaves(cand):
         key = tuple(_translate(p, names) for p in path)
@@ -360,9 +366,22 @@ def _data_equal(ref: Any, cand: Any, names: dict[str, str]) -> bool:
                 continue  # Aspen's default (no pressure drop, no duty)
             return False
         other, other_unit = mine[path]
+        if path[-1] == PRESSURE_KEY and inlet_bar is not None:
+            value, unit = _absolute_bar(value, unit, inlet_bar), "bar"
+            other, other_unit = _absolute_bar(other, other_unit, inlet_bar), "bar"
         if not _leaf_equal(value, unit, other, other_unit):
             return False
     return True
+
+
+def _absolute_bar(value: Any, unit: str | None, inlet_bar: float) -> Any:
+    """A block's pressure spec in bar absolute: Aspen reads a value <= 0 as a drop from the inlet."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    in_bar = quantities.convert(float(value), unit, "bar") if unit else float(value)
+    if in_bar is None:
+        return value
+    return in_bar if value > 0 else inlet_bar + in_bar
 
 
 def _leaf_equal(value: Any, unit: str | None, other: Any, other_unit: str | None) -> bool:
@@ -376,6 +395,19 @@ def _leaf_equal(value: Any, unit: str | None, other: Any, other_unit: str | None
     if isinstance(value, str) and isinstance(other, str):
         return value.strip().upper() == other.strip().upper()
     return bool(value == other)
+
+
+def _inlet_bar(sheet: Flowsheet, block: str) -> float | None:
+    """The pressure (bar) of the feeds entering ``block`` when they state one and agree, else ``None``."""
+    inlets = [s for s, (sink, _) in sheet.sinks.items() if sink == block]
+    if not inlets or any(s in sheet.sources for s in inlets):
+        return None
+    data = _dict(sheet.config.get("stream_data"))
+    pressures = set()
+    for stream in inlets:
+        pressure = _dict(_dict(data.get(stream)).get("pressure"))
+        pressures.add(_round(_in(_number(pressure, "PRES_VALUE"), pressure.get("PRES_UNITS"), "bar")))
+    return pressures.pop() if len(pressures) == 1 and None not in pressures else None
 
 
 def _block_data(config: dict[str, Any], kind: str, name: str) -> Any:
@@ -446,7 +478,7 @@ def fidelity(reference: dict[str, Any] | None, config: Any) -> Fidelity:
         if data is None:
             continue
         other = _block_data(config, kind, blocks[name]) if name in blocks else None
-        checks.append(other is not None and _data_equal(data, other, to_ref))
+        checks.append(other is not None and _data_equal(data, other, to_ref, _inlet_bar(ref, name)))
     for section in DATA_SECTIONS:
         if reference.get(section):
             checks.append(_data_equal(reference[section], config.get(section), to_ref))

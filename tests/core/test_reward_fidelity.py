@@ -133,3 +133,21 @@ def test_odd_configs_never_raise(data: st.DataObject) -> None:
             parent[path[-1]] = copy.deepcopy(data.draw(st.sampled_from(ODD)))
     f = fidelity(reference("val-medium-01"), config)
     assert 0.0 <= f.value <= 1.0
+
+
+def test_a_pressure_drop_and_the_same_outlet_pressure_written_absolute_are_one_spec() -> None:
+    config = reference("train-easy-01")  # FEED-1 at 1 bar into H1, H1's outlet at 1 bar
+    for pressure, unit, same in [
+        (0, "bar", True),
+        (0, "psi", True),
+        (100, "kPa", True),
+        (-0.5, "bar", False),
+    ]:
+        other = copy.deepcopy(config)
+        other["blocks_Heater_data"]["H1"]["SPEC_DATA"].update(PRES_VALUE=pressure, PRES_UNITS=unit)
+        assert (fidelity(config, other).value == 1.0) is same, (pressure, unit)
+    # a block fed by another block: its inlet pressure is not stated, so only the same form matches
+    flash = reference("val-medium-01")  # F1 is fed by M1's product S-3
+    other = copy.deepcopy(flash)
+    other["blocks_Flash2_data"]["F1"]["SPEC_DATA"].update(PRES_VALUE=0, PRES_UNITS="bar")
+    assert fidelity(flash, other).parts["specs"] == 0.5
