@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from aspen_rl.records import RolloutRecord
-from aspen_rl.reporting.console import rollout_progress, summary_table
+from aspen_rl.reporting.console import funnel_table, rollout_progress, summary_table
 from aspen_rl.reporting.plots import plot_reward_distribution
 from aspen_rl.reporting.summary import completion, summarize
 
@@ -96,6 +96,9 @@ class RunReport:
         if self.records:
             plot_reward_distribution(self.records, self.output_dir / PLOT_FILE)
         self.console.print(summary_table(summary["splits"], title=self.table_title))
+        funnel = funnel_table(summary["splits"])
+        if funnel is not None:
+            self.console.print(funnel)
         return summary
 
 

@@ -1,4 +1,4 @@
-"""Reward: the ``RewardFn`` contract, the shipped Aspen reward, task coverage, answer attribution and units.
+"""Reward: the ``RewardFn`` contract, the shipped Aspen reward, task fidelity, the funnel, attribution, units.
 
 ``base`` names (the contract, weights, breakdown) load eagerly and light; the shipped reward and its
 helpers load on first use, so importing settings never loads the unit library.
@@ -19,6 +19,7 @@ _LAZY = {
     "response_quality_score": "aspen_rl.reward.aspen",
     "tool_efficiency_score": "aspen_rl.reward.aspen",
     "Statement": "aspen_rl.reward.attribution",
+    "fidelity": "aspen_rl.reward.fidelity",
     "read_statements": "aspen_rl.reward.attribution",
 }
 

@@ -1,154 +1,160 @@
-"""The shipped reward: facts from the run trace and the simulator's results, scored in three dimensions.
+"""The shipped reward: pays for solving the task *as stated*, read from the run trace, in three dimensions.
 
-Every score is in [0, 1] and is a pure, deterministic function of the task and the run trace
-(the recorded tool calls, the simulator's answers and the final answer).
+Every score is in [0, 1] and is a pure, deterministic function of the task and the run trace (the
+recorded tool calls, the simulator's answers and the final answer).
 
 ``total = w_c * completion + w_t * tool_efficiency + w_q * response_quality``
-with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1), **capped at 0.1
-when no simulation of the rollout succeeded** (an answer without evidence of work is worth little,
-however well written).
+with weights from settings (default 0.4 / 0.3 / 0.3; non-negative, summing to 1).
 
-**Coverage** ``c = covered * focus`` (:mod:`aspen_rl.reward.coverage`), from the latest workbook this
-trace read of its own runs (``RunTrace.last_results``): how much of the task the simulated flowsheet is.
-``covered`` is the fraction of ``task.expected_output`` whose cell (sheet, row, column) holds a number,
-whatever the number; ``focus`` the fraction of the flowsheet's blocks (``<BLOCK>_result`` sheets) and
-streams (Stream Summary columns) that the task names (its reference config's blocks and streams, its
-targets' owners; 1 without a reference config). ``c`` is 1 for a task without targets, 0 for a task
-with targets when no such workbook was read. The work credits below are scaled by it, so running and
-reading a flowsheet unrelated to the task, or one padded with other tasks' names to cover any task,
-earns (next to) no work credit (``details``: ``coverage``, ``targets.covered``, ``flowsheet.names``,
-``flowsheet.foreign``).
+**Fidelity** ``F`` of a config (:mod:`aspen_rl.reward.fidelity`): how much of what the requirement fixes
+(components, property method, block types and topology, feeds, block specs) it keeps against the task's
+reference config; names, units, convergence settings and equivalent feed forms are free. A wrong
+property method halves it, a wrong feed takes 70 %, an unrelated flowsheet keeps next to nothing.
 
-**Completion** ``= c * (0.1 config + 0.1 accepted + 0.2 simulated + 0.1 read) + 0.5 targets``
+**Funnel** ``P`` (:mod:`aspen_rl.reward.funnel`): ``0.10 schema + 0.05 attempted + 0.05 json + 0.20
+faithful + 0.15 accepted + 0.20 simulated + 0.25 read``, each stage from ``faithful`` on the best ``F``
+of a config that got that far, so progress before a successful run is paid in order, and only for this
+task's flowsheet.
 
-- ``config``: some ``run_simulation`` call carried a JSON object as config.
-- ``accepted``: the simulator accepted a config as input: a run succeeded, or was written and failed
-  while running (``error_type`` one of the real service's run categories, or a mock solve failure).
-- ``simulated``: a run succeeded.
-- ``read``: a successful ``get_result`` read the workbook of a run of this same trace.
-- ``targets``: fraction of ``task.expected_output`` met, within each target's tolerance, by the latest
-  workbook read that way (``RunTrace.last_results``); equals ``read`` when the task has no targets.
+**Completion** ``= 0.2 work + 0.8 targets``. ``work = (P - 0.10 schema) / 0.9``: the funnel without the
+schema call (tool use, paid by tool efficiency), so completion is 1 exactly when a faithful run read met
+every target. ``targets``: the best, over the workbooks this rollout read of its own runs, of
+``F * met / n``, ``met`` the targets of ``task.expected_output`` the workbook meets within tolerance (at
+the run's own names of the task's streams and blocks); equals the ``read`` stage for a task without
+targets.
 
-**Tool efficiency** ``= c * order * max(0, 1 - 0.2 failed - 0.1 redundant - 0.1 excess)``
+**Tool efficiency** ``= P * max(0, 1 - 0.2 failed - 0.1 redundant - 0.1 excess)``: each call counted
+once, in this order: *redundant* (same tool and arguments as an earlier call), else *failed* (``ok``
+false: a simulator error, a failed run, a ``get_result`` of a run this rollout did not start, every
+*invalid* call: unknown tool, arguments not JSON), else *useful*; ``excess = max(0, useful - ideal)``.
 
-- ``order = (schema + simulate + result) / 3``: a successful ``get_schema`` before the first
-  ``run_simulation``; a run succeeded; a successful ``get_result`` of this trace's run after it.
-- Each call is counted once, in this order: *redundant* (same tool and arguments as an earlier call),
-  else *failed* (``ok`` false: a simulator error, a failed run, and every *invalid* call the model
-  attempted: an unknown tool name, arguments that are not JSON), else *useful*;
-  ``excess = max(0, useful - task.ideal_tool_calls)``.
+**Response quality** (0 for an empty answer: no answer, no pay)
+``= clip(0.6 correct + 0.2 faithful * focus + 0.2 form * focus * F_sim - 0.05 invented)``
 
-**Response quality** ``= 0.5 reported + 0.3 grounded + 0.2 form`` (0 for an empty answer)
+- The answer is read as statements (:mod:`aspen_rl.reward.attribution`): each number with the unit the
+  text states for it and the words that tie it to a quantity of a workbook. File paths and ids the
+  simulator returned are not numbers.
+- Per target and per workbook read, ``near``: the statements attributed to the target's cell, each read
+  in its unit against the workbook's value, within ``max(2 %, abs_tol)`` plus written precision (1),
+  falling to 0 at twice that; the worst of them counts (a list of candidates contradicts itself).
+- ``correct``: the mean over targets of the best, over workbooks, of ``F * near`` where the workbook
+  meets the target: a value earns correctness only when it is right for the task and its run was
+  faithful to it; any faithful run of the rollout may be quoted.
+- ``faithful``: the mean over targets of the best ``near``, right or not (honest reporting of a wrong
+  run); when no workbook read holds a target cell (nothing of the task could be reported), ``1 - F_sim``
+  if no number is invented (an honest failure), else 0.
+- ``focus = min(1, (n + 5) / extra)``: ``extra`` the statements attributed to no target; a dump of the
+  workbook is not an answer.
+- ``form = 0.5 length + 0.5 structure`` (``length`` 1 for 40..4000 characters, ``n/40`` below, falling to
+  0 at 8000; ``structure`` 1 for two or more lines, else 0.5), paid by ``F_sim``, the best fidelity of a
+  successful run: no form credit without a successful simulation of the task.
+- ``invented``: numbers (integers below 10 written bare aside) that match no value of this rollout's own
+  successful runs (:mod:`aspen_rl.reward.evidence`) and no number of the requirement; each costs 0.05.
 
-- The answer is read as statements (:mod:`aspen_rl.reward.attribution`): each number with the unit
-  the text states for it and the words that tie it to a quantity. File paths and ids the simulator
-  returned are not numbers.
-- ``reported``: fraction of targets reported: some statement attributed to the target's cell matches
-  its value in ``last_results`` and no statement attributed to it contradicts it. A statement matches
-  when its number, converted from its stated unit to the target's unit (pint; a bare number converts
-  only to a dimensionless quantity), is within ``max(2 % of the value, the target's abs_tol)`` plus its
-  written precision (half a unit of the last digit, credited only with two or more significant
-  digits). Without targets: 1 if any statement is attributed to a cell it matches.
-- ``grounded = reported * (1 - hallucinated / considered)`` for a task with targets: the reporting
-  credit again, kept in the share of the answer's numbers that are grounded, so numbers that report
-  no target (none at all, the requirement's, a pasted table) earn no grounding credit however true.
-  Without targets ``1 - hallucinated / considered`` (1 when nothing is considered). *considered* are
-  the statements except integers below 10 written without a decimal point; *hallucinated* are those
-  matching no value this rollout's own successful runs produced (cells of the workbooks it read, in
-  their units) and no value of a config that ran successfully. The requirement is not evidence.
-- ``form = 0.5 length + 0.5 structure``: ``length`` is 1 for 40..4000 characters, ``n/40`` below,
-  ``max(0, 1 - (n - 4000)/4000)`` above; ``structure`` is 1 for two or more non-empty lines, else 0.5.
+Consequences: at least half of the total (0.4 * 0.8 + 0.3 * 0.6) pays only for requested values right
+for the task; an honest failure (0.06 and up) beats any fabrication without a run (0 with two or more
+invented numbers).
 """
 
 from __future__ import annotations
 
 import json
-import math
-import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass, field
 
-from aspen_rl.contract.run_answer import RUN_ERROR_TYPES
 from aspen_rl.reward.attribution import (
     Quantity,
     Statement,
     attribute,
     build_namer,
-    converts,
-    matches,
+    closeness,
     read_statements,
     workbook_quantities,
 )
 from aspen_rl.reward.base import INVALID_CALL, RewardBreakdown, RewardWeights
-from aspen_rl.reward.coverage import coverage
-from aspen_rl.reward.quantities import convert_step
+from aspen_rl.reward.evidence import MATCH_REL_TOL, Evidence, evidence, own_configs, strip_references
+from aspen_rl.reward.funnel import Reading, Run, funnel_score, funnel_stages, runs_and_readings, work_score
 from aspen_rl.tasks.model import AspenTask, Target
 from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION, RecordedToolCall, RunTrace
 
 # -- constants of the formula (documented in the module docstring) ------------------------------
 
-COMPLETION_PARTS = {"config": 0.1, "accepted": 0.1, "simulated": 0.2, "read": 0.1, "targets": 0.5}
+COMPLETION_PARTS = {"work": 0.2, "targets": 0.8}
 FAILED_CALL_PENALTY = 0.2
 REDUNDANT_CALL_PENALTY = 0.1
 EXCESS_CALL_PENALTY = 0.1
-QUALITY_PARTS = {"reported": 0.5, "grounded": 0.3, "form": 0.2}
-MATCH_REL_TOL = 0.02
-NO_SIMULATION_CAP = 0.1
+QUALITY_PARTS = {"correct": 0.6, "faithful": 0.2, "form": 0.2}
+INVENTED_NUMBER_COST = 0.05
+FOCUS_ALLOWANCE = 5
 MIN_LENGTH, MAX_LENGTH = 40, 4000
 KNOWN_TOOLS = frozenset({GET_SCHEMA, RUN_SIMULATION, GET_RESULT})
-# Mock solve failures (``error_code``/``error_type``) of a config the simulator accepted as input.
-SOLVE_FAILURE_CODES = frozenset(
-    {"FlashFailed", "InfeasibleSpecification", "NotConverged", "BalanceNotClosed", "Timeout", "InternalError"}
-)
 
 
 def _clip(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
+def renamed(target: Target, names: dict[str, str]) -> Target:
+    """The target at the run's own names (``names``: the task's block, stream, component id -> the run's)."""
+    sheet = target.sheet
+    if sheet.endswith("_result"):
+        block = sheet.removesuffix("_result")
+        sheet = f"{names.get(block, block)}_result"
+    section, slash, cid = target.row.partition("/")
+    row = f"{section}/{names.get(cid, cid)}" if slash else target.row
+    column = names.get(target.column, target.column) if target.column else None
+    if (sheet, row, column) == (target.sheet, target.row, target.column):
+        return target
+    return target.model_copy(update={"sheet": sheet, "row": row, "column": column})
+
+
+# -- the facts of one rollout, computed once --------------------------------------------------
+
+
+@dataclass
+class Facts:
+    """What the three dimensions read: runs, workbooks, stages, calls, and the answer's statements."""
+
+    task: AspenTask
+    trace: RunTrace
+    runs: list[Run] = field(default_factory=list)
+    readings: list[Reading] = field(default_factory=list)
+    stages: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, task: AspenTask, trace: RunTrace) -> Facts:
+        runs, readings = runs_and_readings(task, trace)
+        return cls(task, trace, runs, readings, funnel_stages(trace, runs, readings))
+
+    @property
+    def funnel(self) -> float:
+        return funnel_score(self.stages)
+
+    def targets_met(self) -> tuple[float, float]:
+        """``(best F * met / n, met count of that workbook)`` over the workbooks read."""
+        targets = self.task.expected_output
+        if not targets:
+            return self.stages["read"], 0.0
+        best, count = 0.0, 0.0
+        for reading in self.readings:
+            met = sum(1 for t in targets if renamed(t, reading.fidelity.names).is_met(reading.workbook))
+            if reading.fidelity.value * met / len(targets) >= best:
+                best, count = reading.fidelity.value * met / len(targets), float(met)
+        return best, count
+
+
 # -- completion ---------------------------------------------------------------------------------
 
 
-def _is_accepted(call: RecordedToolCall) -> bool:
-    if call.name != RUN_SIMULATION or not isinstance(call.response, dict):
-        return False
-    answer = call.response
-    if answer.get("success") is True:
-        return True
-    return answer.get("error_type") in RUN_ERROR_TYPES or bool(
-        {answer.get("error_type"), answer.get("error_code")} & SOLVE_FAILURE_CODES
-    )
-
-
-def completion_parts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
-    """Sub-scores of completion (each 0..1, before coverage), keyed as in :data:`COMPLETION_PARTS`."""
-    runs = trace.calls_named(RUN_SIMULATION)
-    results = trace.last_results
-    read = 1.0 if results is not None else 0.0
-    if task.expected_output:
-        met = sum(1 for target in task.expected_output if target.is_met(results))
-        targets = met / len(task.expected_output)
-    else:
-        targets = read
-    return {
-        "config": 1.0 if any(isinstance(c.arguments.get("config"), dict) for c in runs) else 0.0,
-        "accepted": 1.0 if any(_is_accepted(c) for c in runs) else 0.0,
-        "simulated": 1.0 if any(c.ok for c in runs) else 0.0,
-        "read": read,
-        "targets": targets,
-    }
-
-
-def _completion(parts: dict[str, float], scale: float) -> float:
-    """``scale * (work credits) + targets credit`` (the work credits: every part but ``targets``)."""
-    work = sum(COMPLETION_PARTS[k] * v for k, v in parts.items() if k != "targets")
-    return _clip(scale * work + COMPLETION_PARTS["targets"] * parts["targets"])
+def completion_parts(task: AspenTask, trace: RunTrace, facts: Facts | None = None) -> dict[str, float]:
+    """Sub-scores of completion (each 0..1), keyed as in :data:`COMPLETION_PARTS`."""
+    facts = facts or Facts.of(task, trace)
+    return {"work": work_score(facts.stages), "targets": facts.targets_met()[0]}
 
 
 def completion_score(task: AspenTask, trace: RunTrace) -> float:
-    """Completion in [0, 1]: config produced, accepted, run, read (scaled by coverage); targets met."""
-    return _completion(completion_parts(task, trace), coverage(task, trace).value)
+    """Completion in [0, 1]: ``0.2 work + 0.8 targets`` (see the module docstring)."""
+    parts = completion_parts(task, trace)
+    return _clip(sum(COMPLETION_PARTS[k] * v for k, v in parts.items()))
 
 
 # -- tool efficiency ----------------------------------------------------------------------------
@@ -166,15 +172,17 @@ def is_invalid(call: RecordedToolCall) -> bool:
 def classify_calls(trace: RunTrace) -> dict[str, int]:
     """Count calls as ``redundant`` (repeat of an earlier call), else ``failed``, else ``useful``.
 
-    ``invalid`` counts the failed calls that no tool could take (they are among ``failed`` too).
+    A ``get_result`` of a run this trace did not start is failed: it is no step of this rollout's work.
     """
     counts = {"useful": 0, "failed": 0, "redundant": 0}
     seen: set[str] = set()
+    own = trace.result_paths
     for call in trace.calls:
         key = _call_key(call)
+        foreign = call.name == GET_RESULT and call.ok and not trace.is_own_result(call, own)
         if key in seen:
             counts["redundant"] += 1
-        elif not call.ok or is_invalid(call):
+        elif not call.ok or is_invalid(call) or foreign:
             counts["failed"] += 1
         else:
             counts["useful"] += 1
@@ -182,145 +190,24 @@ def classify_calls(trace: RunTrace) -> dict[str, int]:
     return counts
 
 
-def order_parts(trace: RunTrace) -> dict[str, float]:
-    """The three order checks (schema before simulate, a successful simulate, result after it)."""
-    calls = trace.calls
-    first_run = next((i for i, c in enumerate(calls) if c.name == RUN_SIMULATION), len(calls))
-    schema = any(c.name == GET_SCHEMA and c.ok for c in calls[:first_run])
-    first_ok_run = next((i for i, c in enumerate(calls) if c.name == RUN_SIMULATION and c.ok), None)
-    result = False
-    if first_ok_run is not None:
-        own = {id(c) for c in trace.own_result_calls()}
-        result = any(id(c) in own for c in calls[first_ok_run + 1 :])
-    return {
-        "schema": 1.0 if schema else 0.0,
-        "simulate": 1.0 if first_ok_run is not None else 0.0,
-        "result": 1.0 if result else 0.0,
-    }
-
-
-def tool_efficiency_score(task: AspenTask, trace: RunTrace, scale: float | None = None) -> float:
-    """Tool efficiency in [0, 1]: sensible order (scaled by coverage), minus failed/redundant/excess calls."""
-    scale = coverage(task, trace).value if scale is None else scale
-    order = sum(order_parts(trace).values()) / 3.0
+def call_penalty(task: AspenTask, trace: RunTrace) -> float:
+    """``0.2 failed + 0.1 redundant + 0.1 excess`` (see :func:`classify_calls`)."""
     counts = classify_calls(trace)
     excess = max(0, counts["useful"] - task.ideal_tool_calls)
-    penalty = (
+    return (
         FAILED_CALL_PENALTY * counts["failed"]
         + REDUNDANT_CALL_PENALTY * counts["redundant"]
         + EXCESS_CALL_PENALTY * excess
     )
-    return _clip(scale * order * max(0.0, 1.0 - penalty))
+
+
+def tool_efficiency_score(task: AspenTask, trace: RunTrace, funnel: float | None = None) -> float:
+    """Tool efficiency in [0, 1]: the funnel, less failed, redundant and excess calls."""
+    funnel = Facts.of(task, trace).funnel if funnel is None else funnel
+    return _clip(funnel * max(0.0, 1.0 - call_penalty(task, trace)))
 
 
 # -- response quality ---------------------------------------------------------------------------
-
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-
-
-def _strings(node: Any) -> Iterator[str]:
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _strings(value)
-    elif isinstance(node, list | tuple):
-        for value in node:
-            yield from _strings(value)
-
-
-def strip_references(answer: str, trace: RunTrace) -> str:
-    """The answer without the run ids, file paths and UUIDs the simulator returned (they are not numbers)."""
-    references: set[str] = set()
-    for call in trace.calls:
-        if call.name == RUN_SIMULATION and isinstance(call.response, dict):
-            for key, value in call.response.items():
-                if (key == "run_id" or key.endswith("_path")) and isinstance(value, str):
-                    references.add(value.strip())
-        if call.name == GET_RESULT:
-            references.update(s.strip() for s in _strings(call.arguments))
-            if isinstance(call.response, dict):
-                references.update(s.strip() for s in _strings(call.response.get("file_info")))
-    for ref in sorted(references, key=len, reverse=True):
-        if len(ref) >= 3:
-            answer = answer.replace(ref, " ")
-            answer = answer.replace(ref.replace("\\", "/"), " ")
-    return _UUID.sub(" ", answer)
-
-
-def _config_values(node: Any) -> Iterator[tuple[float, str | None]]:
-    """Numbers of a config with their unit when a sibling ``<X>_UNITS`` states it (``TEMP_VALUE``)."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if isinstance(value, bool):
-                continue
-            if isinstance(value, int | float):
-                if math.isfinite(value):
-                    stem = str(key).removesuffix("_VALUE")
-                    unit = node.get(f"{stem}_UNITS")
-                    yield float(value), unit if isinstance(unit, str) else None
-            else:
-                yield from _config_values(value)
-    elif isinstance(node, list | tuple):
-        for value in node:
-            yield from _config_values(value)
-
-
-def own_configs(trace: RunTrace) -> list[dict[str, Any]]:
-    """Configs of the runs of this trace that succeeded."""
-    return [
-        c.arguments["config"]
-        for c in trace.calls
-        if c.name == RUN_SIMULATION and c.ok and isinstance(c.arguments.get("config"), dict)
-    ]
-
-
-def evidence(trace: RunTrace) -> list[tuple[float, str | None]]:
-    """``(value, unit)`` an answer may quote: cells of this trace's own workbooks, its successful configs."""
-    values: list[tuple[float, str | None]] = []
-    for call in trace.own_result_calls():
-        values.extend((q.value, q.unit) for q in workbook_quantities(call.response))
-    for config in own_configs(trace):
-        values.extend(_config_values(config))
-    return values
-
-
-class Evidence:
-    """Values an answer may quote, grouped by unit and sorted, so each number is checked in log time.
-
-    A number matches a value when, read in its stated unit and converted to the value's unit, it is
-    within 2 % of the value plus its written precision (either sign, except temperatures). A bare
-    number, or a value of unknown unit (a config number without a ``_UNITS`` sibling), is compared as
-    written.
-    """
-
-    def __init__(self, values: list[tuple[float, str | None]]) -> None:
-        groups: dict[str | None, list[float]] = {}
-        for value, unit in values:
-            groups.setdefault(unit or None, []).append(value)
-        self.groups = {unit: sorted(found) for unit, found in groups.items()}
-
-    def grounds(self, statement: Statement) -> bool:
-        """Whether some value matches ``statement``."""
-        bare = Statement(statement.value, statement.half_unit, statement.significant, statement.is_small_int)
-        for unit, found in self.groups.items():
-            # in the value's unit; a percent against a unit-less value as a fraction; else as written
-            readings = [(statement, unit)] if statement.unit and unit else [(statement, None), (bare, None)]
-            if any(self._near(read, in_unit, found) for read, in_unit in readings):
-                return True
-        return False
-
-    @staticmethod
-    def _near(read: Statement, unit: str | None, found: list[float]) -> bool:
-        value = converts(read, unit)
-        if value is None:
-            return False
-        window = 0.05 * abs(value) + convert_step(read.value, read.precision, read.unit, unit) + 1e-9
-        for center in (value, -value):
-            near = found[bisect_left(found, center - window) : bisect_right(found, center + window)]
-            if any(matches(read, v, unit, max(MATCH_REL_TOL * abs(v), 1e-9)) for v in near):
-                return True
-        return False
 
 
 def _component_names(trace: RunTrace) -> dict[str, set[str]]:
@@ -339,68 +226,109 @@ def target_tolerance(target: Target, actual: float) -> float:
     return max(MATCH_REL_TOL * abs(actual), target.abs_tol, 1e-9)
 
 
-def quality_facts(task: AspenTask, trace: RunTrace) -> dict[str, float]:
-    """Counts behind response quality: targets reported, numbers considered / grounded / hallucinated."""
-    answer = trace.final_answer.strip()
-    facts = {"targets": float(len(task.expected_output)), "reported": 0.0, "considered": 0.0, "grounded": 0.0}
-    if not answer:
-        return facts
-    statements = read_statements(strip_references(answer, trace))
-    results = trace.last_results
-    found: list[Quantity] = workbook_quantities(results) if results is not None else []
-    namer = build_namer(
-        found,
-        [(t.name, (t.sheet, t.row, t.column)) for t in task.expected_output],
-        _component_names(trace),
-    )
-    attributed = attribute(statements, found, namer)
+def _requirement_numbers(task: AspenTask) -> Evidence:
+    return Evidence([(s.value, s.unit) for s in read_statements(task.user_requirement)])
 
-    if results is not None and task.expected_output:
-        for target in task.expected_output:
-            actual = target.actual(results)
-            if actual is None:
-                continue
-            tolerance = target_tolerance(target, actual)
-            mine = [
-                s
-                for s, quantities in zip(statements, attributed, strict=True)
-                if any(q.address == (target.sheet, target.row, target.column) for q in quantities)
-            ]
-            if mine and all(matches(s, actual, target.unit, tolerance) for s in mine):
-                facts["reported"] += 1
-    elif results is not None:
-        facts["reported"] = float(
-            any(
-                matches(s, q.value, q.unit, max(MATCH_REL_TOL * abs(q.value), 1e-9))
+
+@dataclass
+class _Judgement:
+    """What one workbook read says of the answer: per target the best ``near`` and ``F * near`` where
+    met, which statements are tied to something asked, whether a target cell was there to report."""
+
+    near: list[float]
+    correct: list[float]
+    asked: list[bool]
+    reportable: bool = False
+
+    def merge(self, other: _Judgement) -> None:
+        self.near = [max(a, b) for a, b in zip(self.near, other.near, strict=True)]
+        self.correct = [max(a, b) for a, b in zip(self.correct, other.correct, strict=True)]
+        self.asked = [a or b for a, b in zip(self.asked, other.asked, strict=True)]
+        self.reportable = self.reportable or other.reportable
+
+
+def _judge(
+    task: AspenTask, reading: Reading, statements: list[Statement], components: dict[str, set[str]]
+) -> _Judgement:
+    """The answer's statements against one workbook read (targets at the run's own names)."""
+    found: list[Quantity] = workbook_quantities(reading.workbook)
+    targets = [renamed(t, reading.fidelity.names) for t in task.expected_output]
+    namer = build_namer(found, [(t.name, (t.sheet, t.row, t.column)) for t in targets], components)
+    attributed = attribute(statements, found, namer)
+    size = max(1, len(targets))
+    out = _Judgement([0.0] * size, [0.0] * size, [bool(q) and not targets for q in attributed])
+    if not targets:  # without targets, any statement matching the cell it is tied to reports
+        out.near[0] = max(
+            (
+                closeness(s, q.value, q.unit, max(MATCH_REL_TOL * abs(q.value), 1e-9))
                 for s, quantities in zip(statements, attributed, strict=True)
                 for q in quantities
-            )
+            ),
+            default=0.0,
         )
+        out.correct[0] = reading.fidelity.value * out.near[0]
+        out.reportable = bool(found)
+        return out
+    for i, target in enumerate(targets):
+        address = (target.sheet, target.row, target.column)
+        mine = [j for j, quantities in enumerate(attributed) if any(q.address == address for q in quantities)]
+        for j in mine:
+            out.asked[j] = True
+        actual = target.actual(reading.workbook)
+        out.reportable = out.reportable or actual is not None
+        if actual is None or not mine:
+            continue
+        tolerance = target_tolerance(target, actual)
+        out.near[i] = min(closeness(statements[j], actual, target.unit, tolerance) for j in mine)
+        if target.is_met(reading.workbook):
+            out.correct[i] = reading.fidelity.value * out.near[i]
+    return out
 
-    considered = [s for s in statements if not s.is_small_int]
-    known = Evidence(evidence(trace))
-    facts["considered"] = float(len(considered))
-    facts["grounded"] = float(sum(1 for s in considered if known.grounds(s)))
-    return facts
 
+def quality_facts(task: AspenTask, trace: RunTrace, facts: Facts | None = None) -> dict[str, float]:
+    """Counts behind response quality (see the module docstring).
 
-def quality_parts(
-    task: AspenTask, trace: RunTrace, facts: dict[str, float] | None = None
-) -> dict[str, float]:
-    """Sub-scores of response quality (each 0..1), keyed as in :data:`QUALITY_PARTS`."""
+    Keys: ``targets``; ``correct`` and ``reported`` (sums over targets of the best ``F * near`` where
+    met, and of the best ``near``); ``considered``, ``grounded``, ``invented`` numbers; ``extra``
+    statements attributed to no target; ``reportable`` 1 when some workbook read holds a target cell.
+    """
     answer = trace.final_answer.strip()
+    out = {
+        "targets": float(len(task.expected_output)),
+        "correct": 0.0,
+        "reported": 0.0,
+        "considered": 0.0,
+        "grounded": 0.0,
+        "invented": 0.0,
+        "extra": 0.0,
+        "reportable": 0.0,
+    }
     if not answer:
-        return {"reported": 0.0, "grounded": 0.0, "form": 0.0}
-    facts = facts if facts is not None else quality_facts(task, trace)
-    if task.expected_output:
-        reported = facts["reported"] / facts["targets"]
-        # The reporting credit again, kept in the share of the answer's numbers that are grounded (a
-        # reported value is a considered statement, so ``considered`` is not 0 when ``reported`` is not).
-        grounded = reported * facts["grounded"] / facts["considered"] if reported else 0.0
-    else:
-        reported = facts["reported"]
-        grounded = facts["grounded"] / facts["considered"] if facts["considered"] else 1.0
+        return out
+    facts = facts or Facts.of(task, trace)
+    statements = read_statements(strip_references(answer, trace))
+    components = _component_names(trace)
+    size = max(1, len(task.expected_output))
+    judged = _Judgement([0.0] * size, [0.0] * size, [False] * len(statements))
+    for reading in facts.readings:
+        judged.merge(_judge(task, reading, statements, components))
+    out["correct"], out["reported"] = sum(judged.correct), sum(judged.near)
+    out["reportable"] = float(judged.reportable)
+    asked = judged.asked
 
+    considered = [(s, a) for s, a in zip(statements, asked, strict=True) if not s.is_small_int]
+    known, given = Evidence(evidence(trace)), _requirement_numbers(task)
+    grounded = [known.grounds(s) for s, _ in considered]
+    out["considered"] = float(len(considered))
+    out["grounded"] = float(sum(grounded))
+    out["invented"] = float(
+        sum(1 for (s, _), g in zip(considered, grounded, strict=True) if not g and not given.grounds(s))
+    )
+    out["extra"] = float(sum(1 for _, a in considered if not a))
+    return out
+
+
+def _form(answer: str) -> float:
     length = len(answer)
     if length < MIN_LENGTH:
         length_score = length / MIN_LENGTH
@@ -409,14 +337,46 @@ def quality_parts(
     else:
         length_score = 1.0
     lines = [line for line in answer.splitlines() if line.strip()]
-    structure = 1.0 if len(lines) >= 2 else 0.5
-    return {"reported": reported, "grounded": grounded, "form": 0.5 * length_score + 0.5 * structure}
+    return 0.5 * length_score + 0.5 * (1.0 if len(lines) >= 2 else 0.5)
+
+
+def quality_parts(
+    task: AspenTask, trace: RunTrace, facts: Facts | None = None, counts: dict[str, float] | None = None
+) -> dict[str, float]:
+    """Sub-scores of response quality: ``correct``, ``faithful``, ``form``, ``focus`` (0..1), ``invented``."""
+    answer = trace.final_answer.strip()
+    if not answer:
+        return {"correct": 0.0, "faithful": 0.0, "form": 0.0, "focus": 0.0, "invented": 0.0}
+    facts = facts or Facts.of(task, trace)
+    counts = counts if counts is not None else quality_facts(task, trace, facts)
+    n = max(1, len(task.expected_output))
+    # with no target cell read there is nothing to report: an answer that invents nothing is honest, as far
+    # as no run of the task succeeded (a faithful run left unread had values to report)
+    honest_failure = 1.0 - facts.stages["simulated"] if counts["invented"] == 0 else 0.0
+    faithful = counts["reported"] / n if counts["reportable"] else honest_failure
+    allowance = len(task.expected_output) + FOCUS_ALLOWANCE
+    focus = min(1.0, allowance / counts["extra"]) if counts["extra"] else 1.0
+    return {
+        "correct": counts["correct"] / n,
+        "faithful": faithful,
+        "form": _form(answer) * facts.stages["simulated"],
+        "focus": focus,
+        "invented": counts["invented"],
+    }
+
+
+def _quality(parts: dict[str, float]) -> float:
+    return _clip(
+        QUALITY_PARTS["correct"] * parts["correct"]
+        + QUALITY_PARTS["faithful"] * parts["faithful"] * parts["focus"]
+        + QUALITY_PARTS["form"] * parts["form"] * parts["focus"]
+        - INVENTED_NUMBER_COST * parts["invented"]
+    )
 
 
 def response_quality_score(task: AspenTask, trace: RunTrace) -> float:
-    """Response quality in [0, 1]: requested values reported correctly, no invented numbers, readable."""
-    parts = quality_parts(task, trace)
-    return _clip(sum(QUALITY_PARTS[k] * v for k, v in parts.items()))
+    """Response quality in [0, 1]: requested values right for the task, honest, focused, readable."""
+    return _quality(quality_parts(task, trace))
 
 
 # -- total --------------------------------------------------------------------------------------
@@ -434,42 +394,42 @@ def compute_reward(task: AspenTask, trace: RunTrace, weights: RewardWeights | No
         The three dimensions, the weighted total and every sub-score and count (``details``).
     """
     weights = weights or RewardWeights()
-    covers = coverage(task, trace)
-    c_parts = completion_parts(task, trace)
-    o_parts = order_parts(trace)
-    counts = classify_calls(trace)
-    facts = quality_facts(task, trace)
-    q_parts = quality_parts(task, trace, facts)
-    completion = _completion(c_parts, covers.value)
-    efficiency = tool_efficiency_score(task, trace, covers.value)
-    quality = _clip(sum(QUALITY_PARTS[k] * v for k, v in q_parts.items()))
+    facts = Facts.of(task, trace)
+    targets, met = facts.targets_met()
+    funnel = facts.funnel
+    work = work_score(facts.stages)
+    completion = _clip(COMPLETION_PARTS["work"] * work + COMPLETION_PARTS["targets"] * targets)
+    efficiency = _clip(funnel * max(0.0, 1.0 - call_penalty(task, trace)))
+    counts = quality_facts(task, trace, facts)
+    q_parts = quality_parts(task, trace, facts, counts)
+    quality = _quality(q_parts)
     total = (
         weights.completion * completion
         + weights.tool_efficiency * efficiency
         + weights.response_quality * quality
     )
-    capped = c_parts["simulated"] == 0.0 and total > NO_SIMULATION_CAP
-    if c_parts["simulated"] == 0.0:
-        total = min(total, NO_SIMULATION_CAP)
-    results = trace.last_results
-    details: dict[str, float] = {f"completion.{k}": v for k, v in c_parts.items()}
-    details.update({f"order.{k}": v for k, v in o_parts.items()})
-    details.update({f"calls.{k}": float(v) for k, v in counts.items()})
+    details: dict[str, float] = {f"funnel.{k}": v for k, v in facts.stages.items()}
+    details["funnel"] = funnel
+    details["completion.work"] = work
+    details["completion.targets"] = targets
+    best = max(facts.runs, key=lambda r: r.fidelity.value, default=None)
+    details["fidelity"] = best.fidelity.value if best is not None else 0.0
+    for aspect, share in (best.fidelity.parts if best is not None else {}).items():
+        details[f"fidelity.{aspect}"] = share
+    calls = classify_calls(trace)
+    details.update({f"calls.{k}": float(v) for k, v in calls.items()})
     details["calls.invalid"] = float(sum(1 for c in trace.calls if is_invalid(c)))
     for name in sorted(KNOWN_TOOLS):
         details[f"calls.{name}"] = float(sum(1 for c in trace.calls if c.name == name))
-    details.update({f"quality.{k}": v for k, v in q_parts.items()})
+    details.update({f"quality.{k}": v for k, v in q_parts.items() if k != "invented"})
     details["targets.total"] = float(len(task.expected_output))
-    details["targets.met"] = float(sum(1 for t in task.expected_output if t.is_met(results)))
-    details["targets.covered"] = float(covers.covered)
-    details["flowsheet.names"] = float(covers.names)
-    details["flowsheet.foreign"] = float(covers.foreign)
-    details["coverage"] = covers.value
-    details["values.reported"] = facts["reported"]
-    details["numbers.considered"] = facts["considered"]
-    details["numbers.grounded"] = facts["grounded"]
-    details["numbers.hallucinated"] = facts["considered"] - facts["grounded"]
-    details["capped.no_simulation"] = 1.0 if capped else 0.0
+    details["targets.met"] = met
+    details["values.correct"] = counts["correct"]
+    details["values.reported"] = counts["reported"]
+    details["numbers.considered"] = counts["considered"]
+    details["numbers.grounded"] = counts["grounded"]
+    details["numbers.hallucinated"] = counts["invented"]
+    details["numbers.extra"] = counts["extra"]
     return RewardBreakdown(
         completion=completion,
         tool_efficiency=efficiency,

@@ -595,3 +595,21 @@ def matches(statement: Statement, actual: float, unit: str | None, tolerance: fl
     if abs(value - actual) <= allowed:
         return True
     return not quantities.is_temperature(unit) and abs(-value - actual) <= allowed
+
+
+def closeness(statement: Statement, actual: float, unit: str | None, tolerance: float) -> float:
+    """How near the statement is to ``actual``: 1 when it :func:`matches`, falling linearly to 0 at twice
+    the allowed deviation (a value 3 % off a 2 % tolerance earns half; a wrong unit earns nothing)."""
+    value = converts(statement, unit)
+    if value is None:
+        return 0.0
+    allowed = max(
+        tolerance, quantities.convert_step(statement.value, statement.precision, statement.unit, unit)
+    )
+    deviations = [abs(value - actual)]
+    if not quantities.is_temperature(unit):
+        deviations.append(abs(-value - actual))
+    deviation = min(deviations)
+    if deviation <= allowed:
+        return 1.0
+    return max(0.0, 2.0 - deviation / allowed) if allowed > 0 else 0.0

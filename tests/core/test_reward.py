@@ -87,25 +87,32 @@ def result_call(path: str = RESULT_PATH, document: dict | None = None) -> Record
     )
 
 
+def work(funnel: float) -> float:
+    """Completion's work part: the funnel without its schema stage (0.1), rescaled."""
+    return (funnel - 0.1) / 0.9
+
+
 def trace_of(*calls: RecordedToolCall, answer: str = GOOD_ANSWER) -> RunTrace:
     return RunTrace(calls=list(calls), final_answer=answer)
 
 
 def test_perfect_run_scores_one() -> None:
-    # completion 0.1+0.1+0.2+0.1+0.5*(2/2) = 1; order 3/3, no penalty -> 1;
-    # quality: reported 2/2, grounded 2/2 (80.0, 115.1), 78 chars on 3 lines -> 1.
+    # TASK has no reference config: the fidelity of its runs is the coverage of the workbook read (2/2).
+    # completion 0.2 work 1 + 0.8 targets 2/2 = 1; funnel 1, no penalty -> 1;
+    # quality: correct 2/2, faithful 2/2, focus 1, form 1 (78 chars on 3 lines), nothing invented -> 1.
     r = compute_reward(TASK, trace_of(schema_call(), run_call(), result_call()))
     assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx((1.0, 1.0, 1.0))
     assert r.total == pytest.approx(1.0)
 
 
-def test_missing_schema_call_costs_a_third_of_the_order_score() -> None:
-    # order: schema 0, simulate 1, result 1 -> 2/3; 2 useful calls <= 3 ideal -> no penalty.
-    # total = 0.4*1 + 0.3*(2/3) + 0.3*1 = 0.9
+def test_missing_schema_call_costs_its_funnel_stage() -> None:
+    # funnel: every stage but schema (0.1) -> 0.9; 2 useful calls <= 3 ideal -> no penalty.
+    # completion 1 (its work part leaves the schema to tool efficiency); efficiency 0.9 (it was 2/3: the
+    # schema was a third of the order); total = 0.4*1 + 0.3*0.9 + 0.3*1 = 0.97
     r = compute_reward(TASK, trace_of(run_call(), result_call()))
     assert r.completion == pytest.approx(1.0)
-    assert r.tool_efficiency == pytest.approx(2 / 3)
-    assert r.total == pytest.approx(0.9)
+    assert r.tool_efficiency == pytest.approx(0.9)
+    assert r.total == pytest.approx(0.97)
 
 
 def test_failed_simulation_then_fix() -> None:
@@ -137,42 +144,40 @@ def test_simulation_that_never_succeeds() -> None:
         }
     )
     trace = trace_of(schema_call(), diverged, answer="The simulation did not converge.")
-    # completion parts: config 1, accepted 1 (a solve failure); but no workbook was read, so coverage
-    # is 0 and the work credits count for nothing: completion 0 (it was 0.1 + 0.1 = 0.2 before coverage)
     r = compute_reward(TASK, trace)
-    assert (r.details["completion.config"], r.details["completion.accepted"]) == (1.0, 1.0)
-    assert r.details["coverage"] == 0.0
-    assert completion_score(TASK, trace) == 0.0
-    # efficiency: order 1/3 (schema only), one failed call -> 0 * (1/3) * 0.8 (it was (1/3) * 0.8)
-    assert tool_efficiency_score(TASK, trace) == 0.0
-    # quality: reported 0 (no results), grounded 0 * 1 (no numbers; coverage 0), form 0.5*(32/40) + 0.5*0.5
-    #          = 0.65 -> 0.2*0.65 = 0.13 (it was 0.3*1 + 0.13 = 0.43 before coverage)
-    assert response_quality_score(TASK, trace) == pytest.approx(0.13)
-    # total 0.3*0.13 = 0.039: under the 0.1 cap of a rollout whose simulations all failed (it was 0.289,
-    # capped to 0.1, before coverage)
-    assert r.total == pytest.approx(0.039)
-    assert r.details["capped.no_simulation"] == 0.0
-    # Without targets coverage is 1, and the cap still holds the same rollout at 0.1:
-    # 0.4*0.2 + 0.3*0.8/3 + 0.3*(0.3 + 0.13) = 0.08 + 0.08 + 0.129 = 0.289 -> 0.1
+    # TASK has no reference config and no workbook was read: the fidelity stand-in (coverage) is 0, so
+    # the funnel pays schema, attempted and json only: 0.2 -> completion 0.2 * work(0.2) = 0.022,
+    # efficiency 0.2 * 0.8
+    assert (r.details["funnel.json"], r.details["funnel.accepted"]) == (1.0, 0.0)
+    assert completion_score(TASK, trace) == pytest.approx(0.2 * work(0.2))
+    assert tool_efficiency_score(TASK, trace) == pytest.approx(0.16)
+    # quality: nothing to report, nothing invented, no run succeeded: an honest failure, faithful 1 -> 0.2
+    # (form needs a successful run of the task: 0)
+    assert response_quality_score(TASK, trace) == pytest.approx(0.2)
+    # total 0.009 + 0.048 + 0.06 = 0.117 (it was 0.039: no gradient before a workbook read)
+    assert r.total == pytest.approx(0.4 * 0.2 * work(0.2) + 0.048 + 0.06)
+    # Without targets coverage is 1: the accepted config earns faithful and accepted stages too:
+    # funnel 0.55 -> completion 0.2 * 0.5 = 0.1, efficiency 0.44, quality 0.2 -> 0.04 + 0.132 + 0.06 =
+    # 0.232 (it was capped to 0.1)
     untargeted = TASK.model_copy(update={"expected_output": []})
     r = compute_reward(untargeted, trace)
-    assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx((0.2, 0.8 / 3, 0.43))
-    assert r.total == pytest.approx(0.1)
-    assert r.details["capped.no_simulation"] == 1.0
+    assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx((0.1, 0.44, 0.2))
+    assert r.total == pytest.approx(0.232)
 
 
-def test_malformed_json_config_scores_no_config() -> None:
+def test_malformed_json_config_earns_the_attempt_not_the_config() -> None:
     bad = RecordedToolCall(
         name="run_simulation", arguments={"config": "{not json"}, ok=False, error="InvalidJSON"
     )
     trace = trace_of(schema_call(), bad, answer="")
-    # nothing but the schema call: completion 0, quality 0 (empty answer), efficiency (1/3)*(1-0.2)
-    # times coverage 0 (no workbook read) = 0 (it was 0.8/3 before coverage)
+    # funnel: schema 0.1 + attempted 0.05 = 0.15 -> completion 0.2 * work(0.15) = 0.011, efficiency
+    # 0.15 * 0.8 = 0.12, quality 0 (empty answer): total 0.040 (it was 0: no gradient)
     r = compute_reward(TASK, trace)
-    assert r.completion == 0.0
-    assert r.tool_efficiency == 0.0
-    assert r.details["order.schema"] == 1.0 and r.details["calls.failed"] == 1.0
+    assert r.completion == pytest.approx(0.2 * work(0.15))
+    assert r.tool_efficiency == pytest.approx(0.12)
+    assert r.details["funnel.json"] == 0.0 and r.details["calls.failed"] == 1.0
     assert r.response_quality == 0.0
+    assert r.total == pytest.approx(0.4 * 0.2 * work(0.15) + 0.3 * 0.12)
 
 
 def test_redundant_calls_are_penalised() -> None:
@@ -193,42 +198,40 @@ def test_hallucinated_numbers_lower_quality() -> None:
     answer = GOOD_ANSWER + "\n- Steam consumption: 412.7 kg/hr\n- Pump power: 23.8 kW"
     trace = trace_of(schema_call(), run_call(), result_call(), answer=answer)
     # considered: 80.0, 115.1, 412.7, 23.8; the simulator/config/requirement produced neither 412.7 nor
-    # 23.8 (nor x/100, x*1000, x-273.15 of them) -> grounded 2/4 = 0.5
-    # quality = 0.5*1 + 0.3*0.5 + 0.2*1 = 0.85; total = 0.4 + 0.3 + 0.3*0.85 = 0.955
-    assert response_quality_score(TASK, trace) == pytest.approx(0.85)
-    assert compute_reward(TASK, trace).total == pytest.approx(0.955)
+    # 23.8 (nor x/100, x*1000, x-273.15 of them) -> 2 invented, 0.05 each (a fixed cost, not a share)
+    # quality = 0.6 + 0.2 + 0.2 - 0.1 = 0.9; total = 0.4 + 0.3 + 0.3*0.9 = 0.97 (0.955 before)
+    assert response_quality_score(TASK, trace) == pytest.approx(0.9)
+    assert compute_reward(TASK, trace).total == pytest.approx(0.97)
 
 
 def test_bare_digits_do_not_report_anything() -> None:
     # A reward hack found in review: digits 0-9 used to match any value within +-9500 via the MW reading.
     answer = "Done. Steps: 1, 2, 3 and 0 issues.\nAll good, the requested work is complete."
     trace = trace_of(schema_call(), run_call(), result_call(), answer=answer)
-    # reported 0/2; nothing reported -> grounded 0 (it was 1, vacuously: small integers are not considered);
-    # form 1 -> 0.2 (it was 0.3 + 0.2 = 0.5)
+    # correct 0/2, faithful 0/2 (target cells were read, none reported); form 1 -> 0.2
     assert response_quality_score(TASK, trace) == pytest.approx(0.2)
 
 
 def test_wrong_reported_value_is_neither_reported_nor_grounded() -> None:
     answer = "Results:\n- PROD temperature: 80.0 °C\n- H1 duty: 150.0 kW"
     trace = trace_of(schema_call(), run_call(), result_call(), answer=answer)
-    # reported 1/2 (150.0 != 115.1 within 2%), grounded = reported 1/2 * (1/2 of the numbers grounded)
-    # = 0.25 -> 0.5*0.5 + 0.3*0.25 + 0.2*1 = 0.525 (it was 0.6 when grounded was 1/2 on its own)
-    assert response_quality_score(TASK, trace) == pytest.approx(0.525)
+    # correct 1/2 and faithful 1/2 (150.0 is 30 % off 115.1: beyond twice the 2 % tolerance, no credit),
+    # 150.0 invented -> 0.6*0.5 + 0.2*0.5 + 0.2*1 - 0.05 = 0.55 (0.525 before)
+    assert response_quality_score(TASK, trace) == pytest.approx(0.55)
 
 
 @pytest.mark.parametrize(
     ("answer", "quality", "total"),
     [
-        # no number at all: reported 0 -> grounded 0 (it was 1, vacuously: 0.5 quality, 0.85 total)
+        # no number at all: correct 0, faithful 0 (the target cells were read): form alone
         ("Simulation converged.\nAll requested values are in the results workbook.", 0.2, 0.76),
-        # only the inputs the run used (config values: grounded, but they report no target) -> grounded 0
-        # (it was 1: 0.5 quality, 0.85 total)
+        # only the inputs the run used (config values: not invented, but they report no target)
         ("Water, 100 kmol/h, heated from 25.0 °C in H1.\nSpecified outlet: 80 C at 1 bar.", 0.2, 0.76),
-        # one target of two reported: grounded = 1/2 * 1/1 -> 0.25 + 0.15 + 0.2 = 0.6 (it was 0.75, 0.925)
+        # one target of two reported: 0.6*0.5 + 0.2*0.5 + 0.2 = 0.6
         ("Simulation converged.\n- PRO-1 temperature: 80.0 °C", 0.6, 0.88),
     ],
 )
-def test_grounding_credit_needs_reported_targets(answer: str, quality: float, total: float) -> None:
+def test_reporting_credit_needs_reported_targets(answer: str, quality: float, total: float) -> None:
     # completion 1, efficiency 1: total = 0.4 + 0.3 + 0.3 * quality
     r = compute_reward(TASK, trace_of(schema_call(), run_call(), result_call(), answer=answer))
     assert r.details["numbers.hallucinated"] == 0  # every number it states is true
@@ -244,31 +247,33 @@ def test_empty_answer() -> None:
     assert r.total == pytest.approx(0.7)
 
 
-def test_answer_without_simulation_earns_no_completion_or_reporting() -> None:
-    # right numbers, no tool call: reported needs results of this trace -> 0;
-    # grounded: the requirement is not evidence (it was, giving 80.0 credit: 0.35 quality, 0.105 total,
-    # before issue 11) -> 0/2; form 1 (78 chars, 3 lines)
-    # quality = 0.2*1 = 0.2; total = 0.3*0.2 = 0.06 (under the 0.1 cap of a rollout without simulation)
+def test_answer_without_simulation_earns_nothing() -> None:
+    # right numbers, no tool call: correctness needs results of this trace -> 0; the requirement is not
+    # evidence (numbers.grounded 0), but 80.0 °C is the requirement's own number, so not invented; 115.1 kW
+    # is invented: no honest-failure credit, 0.05 off -> quality 0, total 0 (it was 0.06, above an honest
+    # "the simulation failed")
     r = compute_reward(TASK, trace_of())
     assert (r.completion, r.tool_efficiency) == (0.0, 0.0)
-    assert r.response_quality == pytest.approx(0.2)
-    assert r.total == pytest.approx(0.06)
-    assert r.details["numbers.hallucinated"] == 2.0
+    assert r.details["numbers.grounded"] == 0.0 and r.details["numbers.hallucinated"] == 1.0
+    assert r.total == 0.0
+    honest = compute_reward(TASK, trace_of(answer="I could not run the simulation.\nNo values to report."))
+    assert honest.total == pytest.approx(0.06)
 
 
 def test_results_of_another_rollouts_run_do_not_count() -> None:
     other = "C:\\aspen\\results\\aspen_result_export_20261122_193000.xlsx"
     trace = trace_of(schema_call(), run_call(), result_call(other, heater_workbook(other)))
-    # read 0, targets 0; no workbook of its own read -> coverage 0 -> completion 0 * (0.1+0.1+0.2) = 0
-    # (it was 0.4 before coverage); order: schema, simulate -> 0 * 2/3 = 0 (it was 2/3)
-    assert completion_score(TASK, trace) == 0.0
-    assert tool_efficiency_score(TASK, trace) == 0.0
+    # no workbook of its own read -> fidelity stand-in 0 -> funnel 0.2 (schema, attempted, json):
+    # completion 0.2 * work(0.2); efficiency 0.2, less 0.2 for the foreign read (a failed call): 0.16
+    assert completion_score(TASK, trace) == pytest.approx(0.2 * work(0.2))
+    assert tool_efficiency_score(TASK, trace) == pytest.approx(0.16)
     # ... and their numbers do not ground the answer: 95.0 and 140.0 only exist in the foreign workbook.
     foreign = heater_workbook(other, temperature_c=95.0, duty_kw=140.0)
     answer = "Results:\n- PRO-1 temperature: 95.0 °C\n- H1 duty: 140.0 kW"
     trace = trace_of(schema_call(), run_call(), result_call(), result_call(other, foreign), answer=answer)
-    # reported 0/2, grounded 0/2 (neither number is in this rollout's workbook) -> 0.2 * form 1
-    assert response_quality_score(TASK, trace) == pytest.approx(0.2)
+    # correct 0/2, faithful 0/2, both numbers invented (neither is in this rollout's workbook):
+    # 0.2 form - 0.1 = 0.1
+    assert response_quality_score(TASK, trace) == pytest.approx(0.1)
 
 
 def test_the_same_result_file_written_differently_counts_as_reading_the_run() -> None:
@@ -285,16 +290,18 @@ def test_an_error_answer_of_get_result_is_not_a_read() -> None:
         response={"error": "文件不存在", "timestamp": "t"},
     )
     trace = trace_of(schema_call(), run_call(), missing)
-    # read 0 -> coverage 0 -> completion 0 (0.1+0.1+0.2 = 0.4 before coverage; still so without targets)
-    assert completion_score(TASK, trace) == 0.0
-    assert completion_score(TASK.model_copy(update={"expected_output": []}), trace) == pytest.approx(0.4)
+    # read 0 -> fidelity stand-in 0 -> funnel 0.2; without targets the stand-in is 1: funnel 0.75 (all
+    # but read); completion 0.2 * work(funnel) (and no targets part, which needs a read)
+    assert completion_score(TASK, trace) == pytest.approx(0.2 * work(0.2))
+    untargeted = TASK.model_copy(update={"expected_output": []})
+    assert completion_score(untargeted, trace) == pytest.approx(0.2 * work(0.75))
 
 
 def test_targets_out_of_tolerance() -> None:
     document = heater_workbook(RESULT_PATH, temperature_c=81.0)  # |81 - 80| = 1 > abs_tol 0.5 (rel_tol 0)
     trace = trace_of(schema_call(), run_call(), result_call(document=document))
-    # completion = 0.5 + 0.5 * (1/2) = 0.75
-    assert completion_score(TASK, trace) == pytest.approx(0.75)
+    # completion = 0.2 + 0.8 * (1/2) = 0.6
+    assert completion_score(TASK, trace) == pytest.approx(0.6)
 
 
 def test_a_cell_stated_in_another_unit_does_not_meet_the_target() -> None:
@@ -303,42 +310,43 @@ def test_a_cell_stated_in_another_unit_does_not_meet_the_target() -> None:
     assert units_row == {"Parameter": "QCALC_UNITS", "Value": "kW"}
     units_row["Value"] = "MW"
     trace = trace_of(schema_call(), run_call(), result_call(document=document))
-    assert completion_score(TASK, trace) == pytest.approx(0.75)
+    assert completion_score(TASK, trace) == pytest.approx(0.6)
 
 
-def test_work_credits_scale_with_the_share_of_target_cells_the_workbook_holds() -> None:
+def test_without_a_reference_config_fidelity_is_the_share_of_target_cells_held() -> None:
     # The flowsheet produced PRO-1 but no block H1: its workbook has no H1_result sheet.
     document = copy.deepcopy(RESULTS)
     del document["data"]["H1_result"]
     trace = trace_of(schema_call(), run_call(), result_call(document=document))
     r = compute_reward(TASK, trace)
-    # coverage 1/2 (PRO-1 temperature's cell holds a number, H1 duty's cell is missing)
-    assert (r.details["targets.covered"], r.details["coverage"]) == (1.0, 0.5)
-    # completion = 0.5 * (0.1+0.1+0.2+0.1) + 0.5 * (1/2 met) = 0.25 + 0.25 = 0.5
-    assert r.completion == pytest.approx(0.5)
-    # efficiency = 0.5 * order 1 * no penalty = 0.5
-    assert r.tool_efficiency == pytest.approx(0.5)
-    # quality: reported 1/2 (80.0 °C); grounded 0.5 * 1/2 (115.1 kW is in no cell of this workbook and no
-    # config value) = 0.25; form 1 -> 0.25 + 0.075 + 0.2 = 0.525
-    assert r.response_quality == pytest.approx(0.525)
-    # total = 0.4*0.5 + 0.3*0.5 + 0.3*0.525 = 0.2 + 0.15 + 0.1575 = 0.5075
-    assert r.total == pytest.approx(0.5075)
+    # fidelity 1/2 (PRO-1 temperature's cell holds a number, H1 duty's cell is missing)
+    assert r.details["fidelity"] == 0.5
+    # funnel 0.2 + 0.8 * 0.5 = 0.6; completion = 0.2 * work(0.6) + 0.8 * 0.5 * (1/2 met) = 0.311
+    assert r.completion == pytest.approx(0.2 * work(0.6) + 0.2)
+    assert r.tool_efficiency == pytest.approx(0.6)
+    # quality: correct 0.5 * 1/2, faithful 1/2, form 1 * 0.5, 115.1 kW invented (in no cell, no config)
+    # -> 0.15 + 0.1 + 0.1 - 0.05 = 0.3
+    assert r.response_quality == pytest.approx(0.3)
+    # total = 0.4*0.311 + 0.3*0.6 + 0.3*0.3 = 0.124 + 0.18 + 0.09 = 0.394
+    assert r.total == pytest.approx(0.4 * r.completion + 0.18 + 0.09)
+    assert r.total == pytest.approx(0.394, abs=1e-3)
 
 
-def test_work_credits_scale_with_the_share_of_the_flowsheet_the_task_names() -> None:
-    # A task with a reference config (H1, FEED-1, PRO-1); the flowsheet also holds a block X9 it never names.
+def test_an_extra_block_costs_fidelity() -> None:
+    # A task with a reference config; the rollout's config adds a block X9 the task never names.
     task = TASK.model_copy(update={"reference_config": CONFIG})
-    document = copy.deepcopy(RESULTS)
-    document["data"]["X9_result"] = copy.deepcopy(document["data"]["H1_result"])
-    r = compute_reward(task, trace_of(schema_call(), run_call(), result_call(document=document)))
-    # covered 2/2; names H1, X9, FEED-1, PRO-1, of which X9 is foreign -> focus 3/4 -> coverage 0.75
-    assert (r.details["flowsheet.names"], r.details["flowsheet.foreign"]) == (4.0, 1.0)
-    assert r.details["coverage"] == pytest.approx(0.75)
-    # completion = 0.75 * 0.5 + 0.5 * (2/2 met) = 0.875; efficiency 0.75; quality 1
-    # total = 0.4*0.875 + 0.3*0.75 + 0.3*1 = 0.35 + 0.225 + 0.3 = 0.875
-    assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx((0.875, 0.75, 1.0))
-    assert r.total == pytest.approx(0.875)
-    # the same workbook without X9: every name is the task's -> coverage 1 -> 1.0
+    padded = copy.deepcopy(CONFIG)
+    padded["blocks"].append({"name": "X9", "type": "Heater"})
+    r = compute_reward(task, trace_of(schema_call(), run_call(config=padded), result_call()))
+    # blocks share 1 / (1 + 0.25 * 1) = 0.8 -> fidelity 1 - 0.8 * 0.2 = 0.84
+    f = 0.84
+    assert r.details["fidelity"] == pytest.approx(f)
+    # funnel 0.2 + 0.8 f; completion 0.2 work(funnel) + 0.8 f; quality 0.6 f + 0.2 + 0.2 f
+    funnel = 0.2 + 0.8 * f
+    expected = (0.2 * work(funnel) + 0.8 * f, funnel, 0.8 * f + 0.2)
+    assert (r.completion, r.tool_efficiency, r.response_quality) == pytest.approx(expected)
+    assert r.total == pytest.approx(0.4 * expected[0] + 0.3 * expected[1] + 0.3 * expected[2])  # 0.862
+    # the task's own config: fidelity 1 -> 1.0
     plain = compute_reward(task, trace_of(schema_call(), run_call(), result_call()))
     assert plain.total == pytest.approx(1.0)
 
@@ -349,13 +357,12 @@ def test_a_run_the_real_service_failed_while_running_counts_as_accepted() -> Non
         response={"success": False, "error_type": "模拟运行过程发生错误", "error_message": "**  ERROR"}
     )
     refused = run_call(response={"success": False, "error_type": "模拟配置写入失败", "error_message": "bad"})
-    assert compute_reward(TASK, trace_of(schema_call(), ran)).details["completion.accepted"] == 1.0
-    assert compute_reward(TASK, trace_of(schema_call(), refused)).details["completion.accepted"] == 0.0
-    # config 0.1 + accepted 0.1 / config 0.1; scaled by coverage, 0 for a task whose workbook was not read
     untargeted = TASK.model_copy(update={"expected_output": []})
-    assert completion_score(untargeted, trace_of(schema_call(), ran)) == pytest.approx(0.2)
-    assert completion_score(untargeted, trace_of(schema_call(), refused)) == pytest.approx(0.1)
-    assert completion_score(TASK, trace_of(schema_call(), ran)) == 0.0
+    assert compute_reward(untargeted, trace_of(schema_call(), ran)).details["funnel.accepted"] == 1.0
+    assert compute_reward(untargeted, trace_of(schema_call(), refused)).details["funnel.accepted"] == 0.0
+    # funnel 0.55 (schema, attempted, json, faithful, accepted) / 0.4 -> completion 0.2 * work(funnel)
+    assert completion_score(untargeted, trace_of(schema_call(), ran)) == pytest.approx(0.2 * work(0.55))
+    assert completion_score(untargeted, trace_of(schema_call(), refused)) == pytest.approx(0.2 * work(0.4))
 
 
 def test_statements_skip_identifiers_and_read_stated_units() -> None:
@@ -412,10 +419,10 @@ def test_weights_default_and_validation() -> None:
 
 
 def test_custom_weights_change_total() -> None:
-    trace = trace_of(run_call(), result_call())  # completion 1, efficiency 2/3, quality 1
+    trace = trace_of(run_call(), result_call())  # completion 1, efficiency 0.9, quality 1
     weights = RewardWeights(completion=0.2, tool_efficiency=0.6, response_quality=0.2)
-    # 0.2*1 + 0.6*(2/3) + 0.2*1 = 0.8
-    assert compute_reward(TASK, trace, weights).total == pytest.approx(0.8)
+    # 0.2*1 + 0.6*0.9 + 0.2*1 = 0.94
+    assert compute_reward(TASK, trace, weights).total == pytest.approx(0.94)
 
 
 def test_run_ids_and_paths_in_the_answer_are_not_numbers() -> None:

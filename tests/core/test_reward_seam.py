@@ -72,7 +72,7 @@ def test_the_readme_custom_reward_runs_as_documented() -> None:
     assert strict_targets(TASK, good) == AspenReward()(TASK, good)
     missed = trace("Simulation done.\n- PRO-1 temperature: 95.0 °C", temperature_c=95.0)  # target not met
     shipped = AspenReward()(TASK, missed)
-    assert shipped.total > 0.5
+    assert shipped.total == pytest.approx(0.5)  # work 0.08 + 0.3, honest reporting and form 0.12
     custom = strict_targets(TASK, missed)
     assert isinstance(custom, RewardBreakdown)
     assert custom.total == 0.0 and custom.completion == shipped.completion  # breakdown kept for reports

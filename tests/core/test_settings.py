@@ -130,8 +130,8 @@ SUMMARY = {
     "column_names": ["Unnamed: 0", "Units", "PRO-1"],
     "data": [{"Unnamed: 0": "Temperature", "Units": "C", "PRO-1": 80.0}],
 }
-# No schema call: completion 1 (config, accepted, ran, read, 1/1 target), tool efficiency 2/3
-# (order: simulate + result), response quality 1 (80.0 reported and grounded; 42 chars on 2 lines).
+# No schema call: funnel 0.9 (every stage but schema's 0.1), so tool efficiency 0.9; completion 1 (the
+# schema call is tool use, not work); response quality 1 (80.0 reported right; 42 chars on 2 lines).
 NO_SCHEMA = RunTrace(
     calls=[
         RecordedToolCall(
@@ -156,9 +156,9 @@ def test_reward_weights_from_yaml(tmp_path: Path) -> None:
         tmp_path / "w.yaml", "reward:\n  completion: 0.6\n  tool_efficiency: 0.2\n  response_quality: 0.2\n"
     )
     s = load_settings(cfg, env_file=None)
-    # 0.6*1 + 0.2*(2/3) + 0.2*1 = 0.9333...
-    assert compute_reward(TASK, NO_SCHEMA, s.reward).total == pytest.approx(0.6 + 0.2 * 2 / 3 + 0.2)
-    assert compute_reward(TASK, NO_SCHEMA, load_settings(env_file=None).reward).total == pytest.approx(0.9)
+    # 0.6*1 + 0.2*0.9 + 0.2*1 = 0.98
+    assert compute_reward(TASK, NO_SCHEMA, s.reward).total == pytest.approx(0.6 + 0.2 * 0.9 + 0.2)
+    assert compute_reward(TASK, NO_SCHEMA, load_settings(env_file=None).reward).total == pytest.approx(0.97)
 
 
 def test_reward_weights_from_env_override_yaml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -169,9 +169,9 @@ def test_reward_weights_from_env_override_yaml(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv("ASPEN_RL_REWARD__TOOL_EFFICIENCY", "0.6")
     s = load_settings(cfg, env_file=None)
     # env completion/tool_efficiency merged over YAML's response_quality 0.2:
-    # 0.2*1 + 0.6*(2/3) + 0.2*1 = 0.8
+    # 0.2*1 + 0.6*0.9 + 0.2*1 = 0.94
     assert s.reward.model_dump() == {"completion": 0.2, "tool_efficiency": 0.6, "response_quality": 0.2}
-    assert compute_reward(TASK, NO_SCHEMA, s.reward).total == pytest.approx(0.8)
+    assert compute_reward(TASK, NO_SCHEMA, s.reward).total == pytest.approx(0.94)
 
 
 def test_invalid_weights_in_config_are_rejected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
