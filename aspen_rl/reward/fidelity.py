@@ -123,13 +123,16 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 def _identity(component: dict[str, Any]) -> str:
-    """The component's CAS number as ``chemicals`` reads its database name (``WATER`` and ``H2O`` are
-    7732-18-5), else its stated ``cas_number``, else its name or id."""
-    name = component.get("database_name")
-    if isinstance(name, str) and name.strip():
-        cas = cas_of(name.strip().upper())
-        if cas is not None:
-            return cas
+    """The component as the simulator identifies it: its ``cas_number`` when that resolves (the mock, like
+    Aspen, then looks nothing else up, and a CAS lookup does not load chemicals' name database), else the
+    CAS number ``chemicals`` reads from its database name (``WATER`` and ``H2O`` are 7732-18-5), else its
+    stated name or id."""
+    for key in ("cas_number", "database_name"):
+        value = component.get(key)
+        if isinstance(value, str) and value.strip():
+            cas = cas_of(value.strip().upper())
+            if cas is not None:
+                return cas
     for key in ("cas_number", "database_name", "name", "cid"):
         value = component.get(key)
         if isinstance(value, str) and value.strip():

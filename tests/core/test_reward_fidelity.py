@@ -88,6 +88,9 @@ def test_what_the_requirement_fixes_costs_fidelity() -> None:
     assert fidelity(config, spec).parts["specs"] == 0.5 and fidelity(config, spec).value == pytest.approx(0.3)
     component = copy.deepcopy(config)
     component["components"][0]["database_name"] = "METHANOL"
+    # a cas_number that resolves decides, as on the simulator (which then simulates the original component)
+    assert fidelity(config, component).parts["components"] == 1.0
+    component["components"][0]["cas_number"] = "67-56-1"
     # one of two components missing and one extra: 1 / (2 + 0.25); its feeds no longer match either
     f = fidelity(config, component)
     assert f.parts["components"] == pytest.approx(1 / 2.25) and f.value < 0.1
