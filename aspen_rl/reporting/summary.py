@@ -16,13 +16,18 @@ ALL_TIERS = "all"
 def stats(records: list[RolloutRecord]) -> dict[str, Any]:
     """Count, success rate, error count, mean/min/max of every reward dimension, mean of every sub-score.
 
-    ``details`` averages each sub-score of the reward (``targets.met``, ``numbers.hallucinated``,
-    ``calls.invalid``...) over the records that carry it.
+    Rollouts the infrastructure failed (:attr:`~aspen_rl.records.RolloutRecord.infrastructure_failed`) say
+    nothing about the policy: they are counted (``infrastructure_failures``, and in ``errors``) and left out
+    of every rate and mean. ``details`` averages each sub-score of the reward (``targets.met``,
+    ``numbers.hallucinated``, ``calls.invalid``...) over the records that carry it.
     """
+    every = records
+    records = [r for r in every if not r.infrastructure_failed]
     out: dict[str, Any] = {
-        "count": len(records),
+        "count": len(every),
         "success_rate": fmean(1.0 if r.succeeded else 0.0 for r in records) if records else 0.0,
-        "errors": sum(1 for r in records if r.status != "ok"),
+        "errors": sum(1 for r in every if r.status != "ok"),
+        "infrastructure_failures": len(every) - len(records),
     }
     for dimension in DIMENSIONS:
         values = [getattr(r.reward, dimension) for r in records]

@@ -13,7 +13,7 @@ import pytest
 from _support import LiveMock, in_process_transport
 from _support.sim import slow_recycle
 
-from aspen_rl.agent.lit_agent import _infrastructure_error
+from aspen_rl.failures import FailureKind, Fault
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
@@ -41,7 +41,8 @@ async def test_a_config_past_the_run_budget_is_the_agents_scored_failure(tmp_pat
     (call,) = trace.calls
     assert not call.ok and "Timeout" in (call.error or "")
     # Not an infrastructure error: the rollout is scored (the agent wrote a config that cannot finish).
-    assert _infrastructure_error(trace) is None
+    assert call.failure is FailureKind.RUN_TIMEOUT and call.failure.fault is Fault.POLICY
+    assert trace.infrastructure_failure is None
 
 
 def test_client_timeout_exceeds_the_mock_budget_by_a_margin() -> None:
