@@ -272,8 +272,8 @@ class Service:
             outcome = await asyncio.wait_for(asyncio.shield(future), limit + wait + 10.0)
         except TimeoutError:
             slots.cancel(slot)
-            return run_failure(
-                "Timeout", f"no answer from the engine after {limit + wait + 10:g} s; cancelled"
+            return run_failure(  # the engine ignored its own budget: stuck, the service's fault
+                "InternalError", f"no answer from the engine after {limit + wait + 10:g} s; cancelled"
             )
         except asyncio.CancelledError:
             if not concurrent.cancel():  # already queued to or running in a worker

@@ -246,3 +246,15 @@ def test_a_run_past_the_share_of_infrastructure_failures_fails() -> None:
     assert infrastructure_verdict([*[None] * 8, *[FailureKind.BUSY] * 2], 0.2) is None  # 20 %: allowed
     policy = [FailureKind.BAD_CONFIG] * 30  # the policy's own failures never trip it
     assert infrastructure_verdict(policy, 0.2) is None
+
+
+def test_prompt_optimisation_never_learns_from_infrastructure_failures() -> None:
+    from aspen_rl.algorithms.prompt_opt.critic import worst_rollouts
+    from aspen_rl.algorithms.prompt_opt.edits import symptom_counts
+
+    down = RolloutRecord(
+        rollout_id="down", task_id=TASK.task_id, status="error", failure=FailureKind.UNREACHABLE
+    )
+    records = [scored("fair", 0.5), down, scored("good", 0.9)]
+    assert [r.rollout_id for r in worst_rollouts(records, 2)] == ["fair", "good"]
+    assert symptom_counts([down]) == symptom_counts([])
