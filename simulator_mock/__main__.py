@@ -13,6 +13,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from pydantic import ValidationError
+
 from simulator_mock.auth import bind_warning
 from simulator_mock.settings import Settings
 
@@ -22,8 +24,15 @@ SHUTDOWN_GRACE_S = 2
 
 
 def parse_args(argv: list[str] | None = None) -> Settings:
-    """Settings from command-line flags (unset flags keep SIMULATOR_MOCK_* environment values or defaults)."""
-    defaults = Settings()
+    """Settings from command-line flags (unset flags keep SIMULATOR_MOCK_* environment values or defaults).
+
+    Invalid settings (an empty token among them) end the program with a clear ``error:`` line and exit 2.
+    """
+    try:
+        defaults = Settings()
+    except ValidationError as exc:  # from the environment: SIMULATOR_MOCK_*
+        print(f"error: invalid SIMULATOR_MOCK_* environment: {_problems(exc)}", file=sys.stderr)
+        raise SystemExit(2) from exc
     parser = argparse.ArgumentParser(
         prog="python -m simulator_mock",
         description=(
@@ -111,8 +120,17 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         except OSError as exc:
             parser.error(f"--token-file: {exc}")
     fields = vars(args)
-    del fields["token_file"]
-    return Settings(**fields, token=token)
+    token_file = fields.pop("token_file")
+    try:
+        return Settings(**fields, token=token)
+    except ValidationError as exc:
+        where = f" (--token-file {token_file})" if token_file is not None else ""
+        parser.error(f"{_problems(exc)}{where}")
+
+
+def _problems(exc: ValidationError) -> str:
+    """A validation error as one line: ``field: reason; ...``."""
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
 
 
 def main(argv: list[str] | None = None) -> int:

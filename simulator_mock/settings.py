@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -81,3 +81,14 @@ class Settings(BaseSettings):
         1000, ge=0, description="Results documents kept in memory for GET /api/results/{run_id}."
     )
     log_level: str = Field("warning", description="uvicorn log level.")
+
+    @field_validator("token")
+    @classmethod
+    def _token_not_blank(cls, token: SecretStr | None) -> SecretStr | None:
+        """An empty or blank token would fail open (no check at all): refused, never silently ignored."""
+        if token is not None and not token.get_secret_value().strip():
+            raise ValueError(
+                "the token is empty or blank, which would let every request through; give a real token "
+                "or unset SIMULATOR_MOCK_TOKEN / drop --token-file"
+            )
+        return token

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from _support import LiveMock, in_process_transport
+from _support import LiveMock, in_process_transport, repo_env
 from _support.sim import slow_recycle
 
 from aspen_rl.failures import FailureKind, Fault
@@ -177,3 +177,35 @@ def test_non_loopback_bind_warns() -> None:
     open_warning = bind_warning("0.0.0.0", token_set=False)
     assert open_warning and "WITHOUT authentication" in open_warning
     assert TOKEN_HEADER in (bind_warning("0.0.0.0", token_set=True) or "")
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\n"])
+def test_an_empty_token_is_refused_at_start_up(
+    blank: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from simulator_mock.__main__ import parse_args
+
+    monkeypatch.setenv("SIMULATOR_MOCK_TOKEN", blank)
+    with pytest.raises(SystemExit) as info:
+        parse_args(["--host", "0.0.0.0"])
+    assert info.value.code == 2
+    assert "error:" in capsys.readouterr().err
+    monkeypatch.delenv("SIMULATOR_MOCK_TOKEN")
+    token_file = tmp_path / "token"
+    token_file.write_text(blank, encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        parse_args(["--host", "0.0.0.0", "--token-file", str(token_file)])
+    assert info.value.code == 2
+    assert str(token_file) in capsys.readouterr().err
+    with pytest.raises(ValueError, match="token"):  # embedding the app: refused as well
+        Settings(token=blank)
+
+
+def test_a_live_mock_with_an_empty_token_never_serves(tmp_path: Path) -> None:
+    env = {**repo_env(), "SIMULATOR_MOCK_TOKEN": ""}
+    mock = LiveMock(tmp_path, "--host", "0.0.0.0", env=env)
+    try:
+        assert mock.proc.wait(timeout=60) == 2
+    finally:
+        mock.stop()
+    assert "error:" in mock.log.read_text()
