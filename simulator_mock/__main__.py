@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from simulator_mock.auth import bind_warning
+from simulator_mock.parent_watch import die_with_parent
 from simulator_mock.settings import Settings
 
 log = logging.getLogger("simulator_mock")
@@ -110,6 +111,12 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         help="file holding the shared X-Aspen-Token every request must carry (or SIMULATOR_MOCK_TOKEN)",
     )
     option("--log-level", "log_level", help="uvicorn log level (default warning)")
+    option(
+        "--parent-pid",
+        "parent_pid",
+        type=int,
+        help="stop when this process ends, however it ends (for a program starting the service for itself)",
+    )
     args = parser.parse_args(argv)
     if args.schema_dir is not None and not args.schema_dir.is_dir():
         parser.error(f"--schema-dir {args.schema_dir}: no such folder")
@@ -158,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
+    if settings.parent_pid is not None:  # SIGTERM when it is gone: the orderly shutdown below
+        die_with_parent(signal.SIGTERM, parent_pid=settings.parent_pid)
     try:
         uvicorn.run(
             app,

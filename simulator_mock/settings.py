@@ -81,6 +81,14 @@ class Settings(BaseSettings):
         1000, ge=0, description="Results documents kept in memory for GET /api/results/{run_id}."
     )
     log_level: str = Field("warning", description="uvicorn log level.")
+    parent_pid: int | None = Field(
+        None,
+        gt=0,
+        description=(
+            "Stop when this process ends, however it ends (SIGKILL included): set by a program that starts "
+            "the service for its own use (aspen_rl does). Unset, the service outlives whoever started it."
+        ),
+    )
 
     @field_validator("token")
     @classmethod
