@@ -55,6 +55,17 @@ class Settings(BaseSettings):
         gt=0,
         description="Longest wait (s) for a free engine worker; a run not started by then gets 503 (retry).",
     )
+    workbook_read_timeout_s: float = Field(
+        20.0,
+        gt=0,
+        description=(
+            "Longest time (s) GET /get-aspen-result may spend reading a workbook; past it the worker is "
+            "replaced and the answer is 422."
+        ),
+    )
+    body_timeout_s: float = Field(
+        10.0, gt=0, description="Longest time (s) to receive a request body; a stalled upload gets 408."
+    )
     max_in_flight: int = Field(
         64, ge=1, le=4096, description="Runs queued or running at once; more get 503 (retry)."
     )

@@ -209,3 +209,71 @@ def test_a_live_mock_with_an_empty_token_never_serves(tmp_path: Path) -> None:
     finally:
         mock.stop()
     assert "error:" in mock.log.read_text()
+
+
+def _results_on_disk(folder: Path) -> tuple[int, int]:
+    """(runs with a stored config, bytes) of a results folder."""
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return sum(1 for p in files if p.name.startswith("config_")), sum(p.stat().st_size for p in files)
+
+
+async def test_a_body_that_fails_before_simulating_is_still_counted_and_capped(tmp_path: Path) -> None:
+    """A lone surrogate in ``setup.title`` used to fail with InternalError after the config was stored, so
+    its copy was neither capped nor counted: ``max_runs_kept`` never pruned it."""
+    transport = in_process(tmp_path, max_runs_kept=3, max_stored_input_bytes=2048)
+    config = heater()
+    config["setup"] = {"title": "MARK"}
+    body = json.dumps(config).replace('"MARK"', '"\\ud800"') + " " * 200_000
+    async with httpx.AsyncClient(transport=transport, base_url="http://mock") as http:
+        for _ in range(8):
+            response = await http.post(
+                "/run-aspen-simulation", content=body, headers={"content-type": "application/json"}
+            )
+            answer = response.json()
+            assert (response.status_code, answer["error_code"]) == (201, "MalformedJSON"), answer
+            assert answer["error_message"].startswith("MalformedJSON: setup.title: ")  # the policy's fault
+    runs, size = _results_on_disk(tmp_path / "results")
+    assert runs == 3 and size < 3 * 2048 + 8192
+
+
+async def test_any_failure_after_files_were_written_is_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import simulator_mock.worker as worker
+
+    def broken_workbook(*args: object, **kwargs: object) -> Path:
+        raise RuntimeError("disk trouble")
+
+    monkeypatch.setattr(worker, "write_workbook", broken_workbook)
+    transport = in_process(tmp_path, max_runs_kept=2)
+    async with httpx.AsyncClient(transport=transport, base_url="http://mock") as http:
+        for _ in range(4):
+            answer = (await http.post("/run-aspen-simulation", json=heater())).json()
+            assert answer["error_code"] == "InternalError" and "config_file_path" in answer
+    runs, _ = _results_on_disk(tmp_path / "results")
+    assert runs == 2
+
+
+def test_a_stalled_upload_is_answered_408(tmp_path: Path) -> None:
+    import socket
+
+    from _support import mock_app, serve_in_thread
+
+    with serve_in_thread(mock_app(tmp_path / "results", body_timeout_s=0.5)) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+            head = (
+                "POST /run-aspen-simulation HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\n"
+                "Content-Length: 1000\r\n\r\n"
+            )
+            sock.sendall(head.encode() + b'{"blocks": [')  # and then nothing more
+            reply = sock.recv(4096).decode()
+    assert reply.startswith("HTTP/1.1 408"), reply[:200]
+
+
+async def test_a_workbook_read_past_its_limit_is_stopped(tmp_path: Path) -> None:
+    transport = in_process(tmp_path, workbook_read_timeout_s=0.001)
+    async with httpx.AsyncClient(transport=transport, base_url="http://mock") as http:
+        run = (await http.post("/run-aspen-simulation", json=heater())).json()
+        response = await http.get("/get-aspen-result", params={"file_path": run["result_file_path"]})
+    assert response.status_code == 422
+    assert "within 0.001 s" in response.json()["error"]
