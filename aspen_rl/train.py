@@ -254,7 +254,7 @@ def _run_sft(args: Any, console: Console) -> int:
         overrides.update(output_dir=str(args.output_dir.parent), run_name=args.output_dir.name)
     try:
         config = load_sft_config(**overrides)
-        path = run_sft(config)
+        path = run_sft(config, resume=args.resume)
     except (ValueError, FileNotFoundError) as exc:  # SFTConfigError is a ValueError
         raise UsageError(f"--algorithm sft: {exc}") from exc
     console.print(f"SFT checkpoint written to {path} (start GRPO from it: --algorithm grpo --model {path})")
