@@ -95,7 +95,7 @@ class RunReport:
         if failure:
             summary["failure"] = failure
         if requested is not None:
-            summary.update(completion(self.records, requested))
+            summary.update(completion(self.records, requested, interrupted=interrupted_by is not None))
         summary["splits"] = summarize(self.records)
         summary = rounded(summary)  # what the file holds is what the caller gets
         write_summary(self.output_dir, summary)

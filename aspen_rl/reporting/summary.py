@@ -56,13 +56,17 @@ def summarize(records: Iterable[RolloutRecord]) -> dict[str, dict[str, Any]]:
     }
 
 
-def completion(records: Iterable[RolloutRecord], requested: dict[str, int | None]) -> dict[str, Any]:
+def completion(
+    records: Iterable[RolloutRecord], requested: dict[str, int | None], *, interrupted: bool = False
+) -> dict[str, Any]:
     """Which requested splits a run finished, which it left incomplete and which it never reached.
 
     Args:
         records: The rollouts the run recorded.
         requested: ``{split: expected rollout count}`` (``None`` when the algorithm decides the count,
-            e.g. prompt optimization; then a split is complete once it has any record).
+            e.g. prompt optimization; then a split is complete once it has any record, unless the run was
+            interrupted: nobody can tell it had all it would have run, so it is incomplete).
+        interrupted: A signal stopped the run.
 
     Returns:
         ``{"requested_splits", "completed_splits", "incomplete_splits": {split: {expected, recorded}},
@@ -76,7 +80,7 @@ def completion(records: Iterable[RolloutRecord], requested: dict[str, int | None
         recorded = counts.get(split, 0)
         if recorded == 0:
             missing.append(split)
-        elif expected is not None and recorded < expected:
+        elif (expected is not None and recorded < expected) or (expected is None and interrupted):
             incomplete[split] = {"expected": expected, "recorded": recorded}
         else:
             completed.append(split)

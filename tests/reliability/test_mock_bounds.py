@@ -259,14 +259,14 @@ def test_a_stalled_upload_is_answered_408(tmp_path: Path) -> None:
 
     from _support import mock_app, serve_in_thread
 
-    with serve_in_thread(mock_app(tmp_path / "results", body_timeout_s=0.5)) as port:
-        with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
-            head = (
-                "POST /run-aspen-simulation HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\n"
-                "Content-Length: 1000\r\n\r\n"
-            )
-            sock.sendall(head.encode() + b'{"blocks": [')  # and then nothing more
-            reply = sock.recv(4096).decode()
+    app = mock_app(tmp_path / "results", body_timeout_s=0.5)
+    with serve_in_thread(app) as port, socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+        head = (
+            "POST /run-aspen-simulation HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\n"
+            "Content-Length: 1000\r\n\r\n"
+        )
+        sock.sendall(head.encode() + b'{"blocks": [')  # and then nothing more
+        reply = sock.recv(4096).decode()
     assert reply.startswith("HTTP/1.1 408"), reply[:200]
 
 
