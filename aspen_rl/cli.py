@@ -86,7 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--prompt", type=Path, default=None, metavar="FILE", help="system prompt file to use")
     parser.add_argument(
-        "--resume", type=Path, default=None, metavar="CHECKPOINT", help="grpo: resume from a checkpoint dir"
+        "--resume",
+        type=Path,
+        default=None,
+        metavar="CHECKPOINT",
+        help="grpo, sft: resume from a checkpoint dir (sft: also its -checkpoints folder or run dir)",
     )
     parser.add_argument(
         "--output-dir", type=Path, default=None, help="run directory (default: runs/<timestamp>/)"

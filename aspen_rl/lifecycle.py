@@ -12,6 +12,10 @@ What happens on the first SIGINT (Ctrl-C) or SIGTERM (``kill``) of ``python -m a
 3. ``train.py`` writes ``summary.json`` marked ``interrupted`` with what completed and which
    requested splits are missing, and exits ``128 + signal``: 130 for SIGINT, 143 for SIGTERM.
 
+Whatever kills the run itself (SIGKILL, the OOM killer), its children end too: the forked runners and the
+services it starts (the mock, whose engine workers follow it, and the policy server) watch their parent
+(:mod:`simulator_mock.parent_watch`: Linux's parent-death signal and a thread polling the parent pid).
+
 Further signals during that shutdown are logged and ignored. A watchdog thread bounds the whole
 shutdown (``grace_s``): past it every descendant process is killed and the process exits with the
 same code. :func:`reap_descendants` is the last step of every exit path, normal ones included.
@@ -29,6 +33,8 @@ from contextlib import contextmanager, suppress
 from types import FrameType
 
 import psutil
+
+from simulator_mock.parent_watch import die_with_parent
 
 logger = logging.getLogger(__name__)
 
@@ -128,13 +134,16 @@ _ACTIVE: list[Lifecycle] = []
 
 
 def _quiet_forked_child() -> None:
-    """After a fork during a run: SIGINT ignored, SIGTERM default (a runner then ends without tracebacks).
+    """After a fork during a run: SIGINT ignored, SIGTERM default (a runner then ends without tracebacks),
+    and the child dies with the run, whatever kills the run (SIGKILL and the OOM killer included).
 
-    ``subprocess`` children are not affected (they do not run Python's fork hooks and exec anyway).
+    ``subprocess`` children are not affected (they do not run Python's fork hooks and exec anyway); the
+    services the run starts are told ``--parent-pid`` instead.
     """
     if _ACTIVE:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        die_with_parent(signal.SIGTERM)
 
 
 os.register_at_fork(after_in_child=_quiet_forked_child)

@@ -191,6 +191,7 @@ def mock_simulator(
     budget, wait = mock_bounds(client_timeout_s)
     argv = [sys.executable, "-m", "simulator_mock", "--host", "127.0.0.1", "--port", "{port}"]
     argv += ["--results-dir", str(results_dir), "--timeout", f"{budget:g}", "--queue-wait", f"{wait:g}"]
+    argv += ["--parent-pid", str(os.getpid())]  # it stops when the run does, whatever ends the run
     if log_path is not None:  # its own start-up and request lines go to the log file
         argv += ["--log-level", "info"]
     return LocalService("mock simulator", argv, log_path=log_path)
@@ -207,7 +208,7 @@ def scripted_policy(
     """The offline scripted policy (a stand-in, not a model) behind a local OpenAI-compatible endpoint."""
     argv = [sys.executable, "-m", "aspen_rl.policy", "--host", "127.0.0.1", "--port", "{port}"]
     argv += ["--error-rate", str(error_rate), "--seed", str(seed), "--latency-ms", str(latency_ms)]
-    argv += ["--tasks", *map(str, task_files)]
+    argv += ["--tasks", *map(str, task_files), "--parent-pid", str(os.getpid())]
     if log_path is not None:
         argv += ["--log-level", "info"]
     return LocalService("offline scripted policy", argv, log_path=log_path)

@@ -89,6 +89,9 @@ class Settings(BaseSettings):
             before the client gives up (which would be an infrastructure error, left out of the scores).
         simulator_retries: Extra attempts on connection errors, timeouts and 5xx.
         simulator_backoff_s: First retry delay, doubled on each further retry.
+        simulator_busy_wait_s: How long a busy simulator (HTTP 503, no free engine worker) is retried,
+            with backoff, before the call fails as the infrastructure's ``busy``; keep it at or above the
+            service's queue wait (the mock's is 20 s).
         simulator_token: Shared token sent as ``X-Aspen-Token`` (env ``ASPEN_SIMULATOR_TOKEN``); only
             for a mock started with a token (``SIMULATOR_MOCK_TOKEN``); never shown in repr.
         llm_timeout_s: Timeout of one LLM request. With ``llm_retries`` it bounds what a hung model
@@ -105,6 +108,9 @@ class Settings(BaseSettings):
         clear_schema_after_run: Once a simulation has succeeded, show the model its earlier schema
             answers as a one-line stub (they stay in the trace); keeps later prompts short.
         rollout_timeout_s: Wall-clock cap of one rollout.
+        max_infrastructure_share: Largest share (0-1) of a run's rollouts that may fail by the
+            infrastructure's fault (left out of every reward and mean, and counted); past it the run
+            ends non-zero saying so.
         reward: Reward weights (of the shipped reward).
         reward_fn: A custom reward as ``"module:callable"`` (env ``ASPEN_RL_REWARD_FN``), a
             :class:`~aspen_rl.reward.RewardFn`; ``None`` uses the shipped reward with ``reward``.
@@ -144,6 +150,7 @@ class Settings(BaseSettings):
     simulator_timeout_s: float = Field(default=300.0, gt=0)
     simulator_retries: int = Field(default=2, ge=0)
     simulator_backoff_s: float = Field(default=0.5, ge=0)
+    simulator_busy_wait_s: float = Field(default=25.0, ge=0)
     simulator_token: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("ASPEN_SIMULATOR_TOKEN", "simulator_token")
     )
@@ -154,6 +161,7 @@ class Settings(BaseSettings):
     schema_max_chars: int | None = Field(default=8_000, ge=500)
     clear_schema_after_run: bool = True
     rollout_timeout_s: float = Field(default=600.0, gt=0)
+    max_infrastructure_share: float = Field(default=0.2, ge=0, le=1)
     reward: RewardWeights = Field(default_factory=RewardWeights)
     reward_fn: str | None = Field(default=None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
     output_dir: Path = Path("runs")

@@ -14,8 +14,14 @@ from aspen_rl.contract.rendering import render_workbook
 from aspen_rl.contract.run_answer import error_excerpt
 from aspen_rl.contract.schema_view import render_schemas
 from aspen_rl.contract.workbook import is_workbook
+from aspen_rl.failures import FailureKind
 from aspen_rl.simulator.client import SimulatorClient
-from aspen_rl.simulator.errors import SimulatorError, SimulatorHTTPError, SimulatorUnavailable
+from aspen_rl.simulator.errors import (
+    SimulatorError,
+    SimulatorHTTPError,
+    SimulatorUnavailable,
+    run_failure_kind,
+)
 from aspen_rl.trace import (
     GET_RESULT,
     GET_SCHEMA,
@@ -63,6 +69,15 @@ def _strip_code_fence(text: str) -> str:
 
 def _error(error_type: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"success": False, "error_type": error_type, "error_message": message, **extra}
+
+
+def failure_of(exc: Exception) -> FailureKind:
+    """What failed, for an exception a tool caught: the client's typed failure, a bad argument, a defect."""
+    if isinstance(exc, SimulatorError):
+        return exc.kind
+    if isinstance(exc, ValueError | TypeError):
+        return FailureKind.BAD_CALL
+    return FailureKind.TOOL_CRASHED
 
 
 def _describe(exc: Exception) -> dict[str, Any]:
@@ -119,25 +134,27 @@ def build_tools(
     async def _record(
         name: str,
         arguments: dict[str, Any],
-        action: Callable[[], Awaitable[tuple[bool, str | None, Any, str]]],
+        action: Callable[[], Awaitable[tuple[FailureKind | None, str | None, Any, str]]],
     ) -> str:
         started_at = datetime.now(UTC)
         t0 = time.perf_counter()
         try:
-            ok, error, response, text = await action()
+            failure, error, response, text = await action()
         except Exception as exc:  # a tool must answer, never crash the agent loop
-            if not isinstance(exc, SimulatorError | ValueError | TypeError):
+            failure = failure_of(exc)
+            if failure is FailureKind.TOOL_CRASHED:
                 logger.exception("tool %s failed unexpectedly", name)
             answer = _describe(exc)
             error = f"{answer['error_type']}: {answer['error_message']}"
             response = exc.json if isinstance(exc, SimulatorHTTPError) else None
-            ok, text = False, dumps(answer)
+            text = dumps(answer)
         trace.record(
             RecordedToolCall(
                 name=name,
                 arguments=arguments,
-                ok=ok,
+                ok=failure is None,
                 error=error,
+                failure=failure,
                 latency_s=time.perf_counter() - t0,
                 response=response,
                 started_at=started_at,
@@ -149,7 +166,13 @@ def build_tools(
         """Record a run_simulation call refused before reaching the simulator."""
         error = f"{error_type}: {message}"
         trace.record(
-            RecordedToolCall(name=RUN_SIMULATION, arguments={"config": config}, ok=False, error=error)
+            RecordedToolCall(
+                name=RUN_SIMULATION,
+                arguments={"config": config},
+                ok=False,
+                error=error,
+                failure=FailureKind.BAD_CALL,
+            )
         )
         return dumps(_error(error_type, message))
 
@@ -172,14 +195,14 @@ def build_tools(
             block_types = block_types.split(",")
         requested = [str(t).strip() for t in block_types if str(t).strip()]
 
-        async def action() -> tuple[bool, str | None, Any, str]:
+        async def action() -> tuple[FailureKind | None, str | None, Any, str]:
             types = list(dict.fromkeys(["base", *requested]))
             answer = await client.get_schema(types)
             if answer.get("success") is False:
                 missing = answer.get("not_found") or []
                 reason = answer.get("message") or f"schema parts not found: {missing}"
-                return False, f"SchemaNotFound: {reason}", answer, dumps(answer)
-            return True, None, answer, schema_text(answer, schema_max_chars)
+                return FailureKind.BAD_CALL, f"SchemaNotFound: {reason}", answer, dumps(answer)
+            return None, None, answer, schema_text(answer, schema_max_chars)
 
         return await _record(GET_SCHEMA, {"block_types": requested}, action)
 
@@ -207,15 +230,16 @@ def build_tools(
             message = f"config must be a JSON object (a flowsheet config), got {type(parsed).__name__}"
             return _reject(config, "InvalidConfig", message)
 
-        async def action() -> tuple[bool, str | None, Any, str]:
+        async def action() -> tuple[FailureKind | None, str | None, Any, str]:
             answer = await client.run_simulation(parsed)
             shown = run_answer_for_model(answer)
-            if answer.get("success") is True:
-                return True, None, answer, dumps(shown)
+            failure = run_failure_kind(answer)
+            if failure is None:
+                return None, None, answer, dumps(shown)
             kind = str(answer.get("error_code") or answer.get("error_type") or "SimulationFailed")
             message = str(answer.get("error_message", ""))
             error = message if message.startswith(kind) else f"{kind}: {message}"
-            return False, error, answer, dumps(shown)
+            return failure, error, answer, dumps(shown)
 
         return await _record(RUN_SIMULATION, {"config": parsed}, action)
 
@@ -230,12 +254,13 @@ def build_tools(
         QCALC for a heater duty). Report the values the user asked for from this answer.
         """
 
-        async def action() -> tuple[bool, str | None, Any, str]:
+        async def action() -> tuple[FailureKind | None, str | None, Any, str]:
             document = await client.get_result(result_file_path)
             if not is_workbook(document):
                 reason = document.get("error") or document.get("message") or "not a results workbook"
-                return False, f"ResultError: {reason}", document, dumps(_error("ResultError", str(reason)))
-            return True, None, document, render_workbook(document)
+                shown = dumps(_error("ResultError", str(reason)))
+                return FailureKind.BAD_CALL, f"ResultError: {reason}", document, shown
+            return None, None, document, render_workbook(document)
 
         return await _record(GET_RESULT, {RESULT_FILE_PATH: result_file_path}, action)
 

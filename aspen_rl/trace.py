@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from aspen_rl.contract.run_answer import normalise_file_path, result_file_path_of
 from aspen_rl.contract.workbook import is_workbook
+from aspen_rl.failures import FailureKind
 
 GET_SCHEMA = "get_schema"
 RUN_SIMULATION = "run_simulation"
@@ -29,6 +30,8 @@ class RecordedToolCall(BaseModel):
             ``{"result_file_path": ...}``).
         ok: The call achieved its purpose (for ``run_simulation``: the simulation succeeded).
         error: Readable reason when ``ok`` is false.
+        failure: What failed when ``ok`` is false, typed where the exception was known (its ``fault``
+            says whose: the policy's or the infrastructure's); ``None`` for a call that succeeded.
         latency_s: Wall time of the call.
         response: The simulator's answer (for ``get_result`` the full ``/get-aspen-result`` JSON),
             ``None`` when there was none.
@@ -39,6 +42,7 @@ class RecordedToolCall(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     ok: bool
     error: str | None = None
+    failure: FailureKind | None = None
     latency_s: float = Field(default=0.0, ge=0.0)
     response: Any = None
     started_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
@@ -73,6 +77,11 @@ class RunTrace(BaseModel):
         """Append a call and return it."""
         self.calls.append(call)
         return call
+
+    @property
+    def infrastructure_failure(self) -> RecordedToolCall | None:
+        """The first call the infrastructure failed (the rollout then says nothing about the policy)."""
+        return next((c for c in self.calls if c.failure is not None and c.failure.is_infrastructure), None)
 
     def calls_named(self, name: str) -> list[RecordedToolCall]:
         """Calls of one tool, in order."""

@@ -21,6 +21,7 @@ from rich.markup import escape
 from aspen_rl.algorithms.registry import BuildContext, get_algorithm
 from aspen_rl.cli import build_parser
 from aspen_rl.errors import UsageError
+from aspen_rl.failures import infrastructure_verdict
 from aspen_rl.run_logging import log_to_file
 from aspen_rl.services import ServiceError
 from aspen_rl.settings import Settings, load_settings
@@ -51,7 +52,8 @@ class TaskSplits:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the process exit code.
 
-    Exit codes: 0 done; 1 every rollout failed or a service could not start; 2 usage error;
+    Exit codes: 0 done; 1 every rollout failed, more than ``max_infrastructure_share`` of them failed by the
+    infrastructure's fault, or a service could not start; 2 usage error;
     130 stopped by SIGINT (Ctrl-C), 143 stopped by SIGTERM (``kill``): then every process of the run
     has been stopped and ``summary.json`` is marked ``interrupted`` (see :mod:`aspen_rl.lifecycle`).
     """
@@ -166,12 +168,17 @@ def _run(args: Any, console: Console, lifecycle: Any) -> int:
             f"(summary.json marked interrupted); exit {lifecycle.exit_code}"
         )
         return lifecycle.exit_code
-    summary = report.finish(requested=requested, **run_info)
+    verdict = infrastructure_verdict([r.failure for r in report.records], settings.max_infrastructure_share)
+    summary = report.finish(requested=requested, failure=verdict, **run_info)
     console.print(f"Run written to {output_dir} ({summary['rollouts']} rollouts)")
     if report.records and all(r.status != "ok" for r in report.records):
         console.print(
             f"[bold red]error:[/] every rollout failed, e.g. {escape(str(report.records[0].error))}"
         )
+        return 1
+    if verdict:
+        logger.error(verdict)
+        console.print(f"[bold red]error:[/] {escape(verdict)}")
         return 1
     return 0
 
@@ -324,7 +331,7 @@ def _run_sft(args: Any, console: Console) -> int:
         overrides.update(output_dir=str(args.output_dir.parent), run_name=args.output_dir.name)
     try:
         config = load_sft_config(**overrides)
-        path = run_sft(config)
+        path = run_sft(config, resume=args.resume)
     except (ValueError, FileNotFoundError) as exc:  # SFTConfigError is a ValueError
         raise UsageError(f"--algorithm sft: {exc}") from exc
     console.print(f"SFT checkpoint written to {path} (start GRPO from it: --algorithm grpo --model {path})")

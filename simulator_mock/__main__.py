@@ -15,7 +15,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from pydantic import ValidationError
+
 from simulator_mock.auth import bind_warning
+from simulator_mock.parent_watch import die_with_parent
 from simulator_mock.settings import Settings
 
 log = logging.getLogger("simulator_mock")
@@ -24,8 +27,15 @@ SHUTDOWN_GRACE_S = 2
 
 
 def parse_args(argv: list[str] | None = None) -> Settings:
-    """Settings from command-line flags (unset flags keep SIMULATOR_MOCK_* environment values or defaults)."""
-    defaults = Settings()
+    """Settings from command-line flags (unset flags keep SIMULATOR_MOCK_* environment values or defaults).
+
+    Invalid settings (an empty token among them) end the program with a clear ``error:`` line and exit 2.
+    """
+    try:
+        defaults = Settings()
+    except ValidationError as exc:  # from the environment: SIMULATOR_MOCK_*
+        print(f"error: invalid SIMULATOR_MOCK_* environment: {_problems(exc)}", file=sys.stderr)
+        raise SystemExit(2) from exc
     parser = argparse.ArgumentParser(
         prog="python -m simulator_mock",
         description=(
@@ -123,6 +133,12 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         help="serve HTTPS with this PEM certificate, as the real service does (needs --ssl-keyfile)",
     )
     option("--ssl-keyfile", "ssl_keyfile", type=Path, help="PEM private key of --ssl-certfile")
+    option(
+        "--parent-pid",
+        "parent_pid",
+        type=int,
+        help="stop when this process ends, however it ends (for a program starting the service for itself)",
+    )
     args = parser.parse_args(argv)
     if (args.ssl_certfile is None) != (args.ssl_keyfile is None):
         parser.error("--ssl-certfile and --ssl-keyfile go together: give both to serve HTTPS")
@@ -138,8 +154,17 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         except OSError as exc:
             parser.error(f"--token-file: {exc}")
     fields = vars(args)
-    del fields["token_file"]
-    return Settings(**fields, token=token)
+    token_file = fields.pop("token_file")
+    try:
+        return Settings(**fields, token=token)
+    except ValidationError as exc:
+        where = f" (--token-file {token_file})" if token_file is not None else ""
+        parser.error(f"{_problems(exc)}{where}")
+
+
+def _problems(exc: ValidationError) -> str:
+    """A validation error as one line: ``field: reason; ...``."""
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
         ssl_keyfile=str(settings.ssl_keyfile) if settings.ssl_keyfile else None,
     )
     server = _announcing_server(uvicorn, config)
+    if settings.parent_pid is not None:  # SIGTERM when it is gone: the orderly shutdown below
+        die_with_parent(signal.SIGTERM, parent_pid=settings.parent_pid)
     try:
         server.run()
     finally:

@@ -24,7 +24,7 @@ import re
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
-from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -42,6 +42,7 @@ from simulator_mock import __version__
 from simulator_mock.auth import TokenAuth
 from simulator_mock.cancellation import CancelSlots, busy, init_cancellable_worker, run_cancellable
 from simulator_mock.disconnect import CancelOnDisconnect
+from simulator_mock.engine_pool import EnginePool, PoolBusy, WorkerDied, process_worker
 from simulator_mock.openapi import install_openapi
 from simulator_mock.retention import Retention, cap_stored_file
 from simulator_mock.schema_registry import BLOCK_TYPES, SchemaCatalog
@@ -151,12 +152,20 @@ class NeverFail:
             await response(scope, receive, send)
 
 
+ENGINE_MARGIN_S = 10.0
+"""How long past its run budget a worker may stay busy before it is killed and replaced."""
+
+
+def _engine_thread() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=1, initializer=init_worker, thread_name_prefix="engine")
+
+
 class PayloadTooLarge(Exception):
     """The request body exceeds the configured limit."""
 
 
 class Service:
-    """State of a running service: settings, served schemas, engine executor, in-memory results,
+    """State of a running service: settings, served schemas, engine workers, in-memory results,
     cancel slots of the runs in flight, retention of the results folder."""
 
     def __init__(self, settings: Settings) -> None:
@@ -169,62 +178,53 @@ class Service:
         )
         self.results: OrderedDict[str, bytes] = OrderedDict()
         self.kept: deque[str] = deque()  # run ids with files in the results folder, oldest first
-        self.executor: Executor | None = None
-        self.warm = False
+        self.pool: EnginePool | None = None
         self.threads_only = settings.workers == 0
-        self.crashes = 0
+        self.restarts_before = 0  # worker restarts of pools replaced earlier (thread fallback)
         self.slots: CancelSlots | None = None
         # The run count is bounded by prune() (max_runs_kept); the sweep adds the age limit and the
         # folder's size for /health.
         self.retention = Retention(self.results_root, max_runs=0, max_age_s=settings.retention_max_age_s)
 
+    @property
+    def warm(self) -> bool:
+        """Whether every engine worker has loaded the engine."""
+        return self.pool is not None and self.pool.is_warm
+
     def start(self) -> None:
-        """Start the engine pool and warm its workers up in the background."""
+        """Start the engine workers; they warm up in the background."""
         self.settings.results_dir.mkdir(parents=True, exist_ok=True)
         if not self.kept:  # runs left by an earlier service on this folder count against the bound
-            stems = (p.name[len("config_") : -len(".json")] for p in self.results_root.glob("config_*.json"))
-            self.kept.extend(sorted(s for s in stems if RUN_ID_FORMAT.match(s)))
-            self.prune()
+            self.adopt_unknown_runs()
         self.retention.sweep(force=True)
-        self.executor = self._new_executor()
-        self.warm = False
-        count = 1 if self.threads_only else self.settings.workers
-        futures = [self.executor.submit(warm) for _ in range(count)]
+        self.pool = self._new_pool()
 
-        def done(_: Any) -> None:
-            self.warm = all(f.done() for f in futures)
-
-        for future in futures:
-            future.add_done_callback(done)
-
-    def _new_executor(self) -> Executor:
+    def _new_pool(self) -> EnginePool:
         size = self.settings.max_in_flight
         if self.threads_only:
             self.slots = CancelSlots(size)
-            return ThreadPoolExecutor(max_workers=1, initializer=init_worker, thread_name_prefix="engine")
+            return EnginePool(1, _engine_thread, warm)
         context = multiprocessing.get_context("spawn")
-        self.slots = CancelSlots(size, context)
-        return ProcessPoolExecutor(
-            max_workers=self.settings.workers,
-            mp_context=context,
-            initializer=init_cancellable_worker,
-            initargs=(self.slots.flags,),
+        slots = self.slots = CancelSlots(size, context)
+        return EnginePool(
+            self.settings.workers,
+            lambda: process_worker(context, init_cancellable_worker, (slots.flags,)),
+            warm,
         )
 
     def stop(self, timeout_s: float = 5.0) -> None:
-        """Stop the pool: cancel queued and running runs, wait for the workers, terminate stragglers.
+        """Stop the workers: cancel queued and running runs, wait for the workers, terminate stragglers.
 
         Safe to call twice and from every exit path (lifespan end, signal, start-up failure).
         """
-        executor, self.executor = self.executor, None
-        if executor is None:
+        pool, self.pool = self.pool, None
+        if pool is None:
             return
+        self.restarts_before += pool.restarts
         if self.slots is not None:
             for slot in range(len(self.slots.flags)):
                 self.slots.flags[slot] = 1  # running runs stop at their next time check
-        workers = getattr(executor, "_processes", None)  # ProcessPoolExecutor: {pid: Process}
-        processes = list(workers.values()) if isinstance(workers, dict) else []
-        executor.shutdown(wait=False, cancel_futures=True)
+        processes = pool.shutdown()
         deadline = time.monotonic() + timeout_s
         for process in processes:
             process.join(max(0.0, deadline - time.monotonic()))
@@ -237,72 +237,65 @@ class Service:
                 process.kill()
                 process.join(1.0)
 
-    def _ensure_started(self) -> Executor:
-        """The engine pool; started here, in thread mode, for an app used without lifespan events."""
-        if self.executor is None:
+    def _ensure_started(self) -> EnginePool:
+        """The engine workers; started here, in thread mode, for an app used without lifespan events."""
+        if self.pool is None:
             self.threads_only = True
             self.start()
-        assert self.executor is not None
-        return self.executor
+        assert self.pool is not None
+        return self.pool
 
-    def _pool_broke(self) -> None:
-        self.crashes += 1
-        self.threads_only = self.crashes >= 2  # workers that cannot even start: serve from a thread
-        log.error("engine pool broke; restarting it%s", " in thread mode" if self.threads_only else "")
-        self.stop()
-        self.start()
+    def _worker_died(self) -> None:
+        """After a worker's death: its run's files are counted; if replacements keep dying in their warm-up,
+        the service computes in a thread from then on."""
+        self.adopt_unknown_runs()
+        if self.pool is not None and self.pool.failed and not self.threads_only:
+            log.error("engine workers keep dying while they start; serving from a thread from now on")
+            self.stop()
+            self.threads_only = True
+            self.start()
 
     async def simulate(self, body: bytes) -> Outcome | Response:
-        """Run one simulation in the pool; a crashed pool is replaced and the run reported as failed.
+        """Run one simulation on an engine worker; a worker that dies fails only the run it was computing.
 
         Bounded: the engine stops itself at ``request_timeout_s`` (a Timeout failure: the config's
-        fault); a run not started within ``queue_wait_s``, or beyond ``max_in_flight``, is answered
-        503 (never started, safe to retry). If the caller is cancelled (the client disconnected:
-        see :mod:`simulator_mock.disconnect`) the run's cancel flag stops it at its next time check.
+        fault); a run that finds no idle worker within ``queue_wait_s``, or comes beyond ``max_in_flight``,
+        is answered 503 (never started, safe to retry); a worker still busy 10 s past the budget is killed
+        and replaced (an InternalError: the engine's fault). If the caller is cancelled (the client
+        disconnected: see :mod:`simulator_mock.disconnect`) the run's cancel flag stops it at its next
+        time check.
 
-        The pool normally starts with the app's lifespan. An app used without one (embedded behind
+        The workers normally start with the app's lifespan. An app used without one (embedded behind
         ``httpx.ASGITransport``, which sends no lifespan events) simulates in a thread of its own process
         instead of starting child processes.
         """
-        executor = self._ensure_started()
+        pool = self._ensure_started()
         assert self.slots is not None
         slots = self.slots
         slot = slots.acquire()
         if slot is None:
             return busy(f"{self.settings.max_in_flight} runs already in flight")
-        loop = asyncio.get_running_loop()
         limit = self.settings.request_timeout_s
         wait = self.settings.queue_wait_s
+        flags = slots.flags if self.threads_only else None
+        args = (slot, time.time() + wait, body, str(self.results_root), limit, flags)
         try:
-            concurrent = executor.submit(
+            outcome: Outcome = await pool.run(
+                wait,
                 run_cancellable,
-                slot,
-                time.time() + wait,
-                body,
-                str(self.results_root),
-                limit,
-                slots.flags if self.threads_only else None,
+                *args,
+                limit_s=limit + ENGINE_MARGIN_S,
+                on_cancel=lambda: slots.cancel(slot),
+                on_done=lambda: slots.release(slot),
             )
-        except RuntimeError:  # the pool is shutting down
-            slots.release(slot)
-            return busy("the service is stopping")
-        concurrent.add_done_callback(lambda _: slots.release(slot))
-        future = asyncio.wrap_future(concurrent, loop=loop)
-        try:  # the engine stops itself at the limit; the extra seconds cover a queue wait
-            outcome = await asyncio.wait_for(asyncio.shield(future), limit + wait + 10.0)
-        except TimeoutError:
-            slots.cancel(slot)
-            return run_failure(
-                "Timeout", f"no answer from the engine after {limit + wait + 10:g} s; cancelled"
-            )
+        except PoolBusy:
+            return busy("no engine worker became free within the queue wait; not run")
+        except WorkerDied:
+            self._worker_died()
+            return run_failure("InternalError", "the engine worker computing this run died; only it failed")
         except asyncio.CancelledError:
-            if not concurrent.cancel():  # already queued to or running in a worker
-                slots.cancel(slot)
             log.info("client went away; run in slot %d cancelled", slot)
             raise
-        except BrokenExecutor:
-            self._pool_broke()
-            return run_failure("InternalError", "engine worker crashed")
         if outcome.run_id is not None:
             self.kept.append(outcome.run_id)
             self.prune()
@@ -312,6 +305,16 @@ class Service:
                 self.results.popitem(last=False)
         await asyncio.to_thread(self._after_run, outcome)
         return outcome
+
+    def adopt_unknown_runs(self) -> None:
+        """Count the runs on disk the service was never told of (left by an earlier service, or by a worker
+        that died mid-run) against ``max_runs_kept``, oldest first, and prune."""
+        known = set(self.kept)
+        stems = (p.name[len("config_") : -len(".json")] for p in self.results_root.glob("config_*.json"))
+        unknown = sorted(s for s in stems if RUN_ID_FORMAT.match(s) and s not in known)
+        if unknown:
+            self.kept = deque(sorted([*self.kept, *unknown]))
+            self.prune()
 
     def prune(self) -> None:
         """Delete the files of the oldest runs beyond ``max_runs_kept``."""
@@ -337,9 +340,17 @@ class Service:
         self.retention.sweep()
 
     def health_extras(self) -> dict[str, Any]:
-        """What /health adds to the contract's keys: load and the results folder's size."""
+        """What /health adds to the contract's keys: the engine workers as they are, load, the results folder.
+
+        ``workers`` counts the engine worker processes alive now (0 when the service computes in a thread);
+        ``worker_restarts`` how many died and were replaced.
+        """
         stats = self.retention.stats
+        pool = self.pool
         return {
+            "workers": 0 if pool is None or self.threads_only else len(pool.processes()),
+            "worker_restarts": self.restarts_before + (pool.restarts if pool is not None else 0),
+            "warm": self.warm,
             "in_flight": self.slots.in_flight if self.slots is not None else 0,
             "cancelled_runs": self.slots.cancelled if self.slots is not None else 0,
             "run_budget_s": self.settings.request_timeout_s,
@@ -374,15 +385,26 @@ class Service:
             return None
         return resolved if resolved.is_relative_to(self.results_root) else None
 
-    async def read_workbook(self, path: Path, shown_path: str) -> bytes:
-        """/get-aspen-result's answer for ``path``, read in the engine pool (pandas is slow to import)."""
-        executor = self._ensure_started()
-        loop = asyncio.get_running_loop()
+    async def read_workbook(self, path: Path, shown_path: str) -> bytes | Response:
+        """/get-aspen-result's answer for ``path``, read on an engine worker (pandas is slow to import).
+
+        Bounded by ``workbook_read_timeout_s``: a worker still reading past it is killed and replaced, and
+        the answer is the real service's 422 for a workbook it cannot read; no free worker: 503.
+        """
+        pool = self._ensure_started()
+        limit = self.settings.workbook_read_timeout_s
         try:
-            return await loop.run_in_executor(executor, read_result_file, str(path), shown_path)
-        except BrokenExecutor:
-            self._pool_broke()
-            raise
+            content: bytes = await pool.run(
+                self.settings.queue_wait_s, read_result_file, str(path), shown_path, limit_s=limit
+            )
+        except PoolBusy:
+            outcome = busy("no engine worker became free within the queue wait")
+            return Response(outcome.body, status_code=outcome.status, media_type="application/json")
+        except WorkerDied:
+            self._worker_died()
+            message = f"读取Excel文件失败: the workbook could not be read within {limit:g} s"
+            return error_response(422, message, file_path=shown_path)
+        return content
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -447,8 +469,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "simulator": "simulator_mock",
                 "engine": ENGINE,
                 "version": __version__,
-                "workers": settings.workers,
-                "warm": service.warm,
                 **service.health_extras(),
             }
         )
@@ -498,10 +518,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def run_simulation(request: Request) -> Response:
         """Simulate the flowsheet config in the body (see GET /api/schema)."""
         try:
-            body = await read_body(request, settings.max_body_bytes)
+            async with asyncio.timeout(settings.body_timeout_s):
+                body = await read_body(request, settings.max_body_bytes)
         except PayloadTooLarge:
             message = f"request body exceeds {settings.max_body_bytes} bytes; a flowsheet config is small"
             return json_response({"error": message}, 413)
+        except TimeoutError:
+            message = f"request body not received within {settings.body_timeout_s:g} s"
+            return json_response({"error": message}, 408)
         if not body.strip():
             return json_response({"error": EMPTY_BODY}, 400)
         outcome = await service.simulate(body)
@@ -542,6 +566,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             content = await service.read_workbook(path, file_path)
         except Exception as exc:
             return error_response(422, f"读取Excel文件失败: {exc}", file_path=file_path)
+        if isinstance(content, Response):
+            return content
         return Response(content, media_type="application/json")
 
     @app.get("/download")

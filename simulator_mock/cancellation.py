@@ -10,6 +10,7 @@ all. Nothing here imports the HTTP layer.
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from multiprocessing.context import BaseContext
 from typing import Any
 
 from simulator_mock.errors import TimeLimitError
+from simulator_mock.parent_watch import die_with_parent
 from simulator_mock.time_budget import cancel_when
 from simulator_mock.worker import Outcome, answer_json, failure, init_worker, simulate_request
 
@@ -73,8 +75,10 @@ class CancelSlots:
 
 
 def init_cancellable_worker(flags: Any) -> None:
-    """Pool initializer: keep the shared flags, then warm the engine up as a plain worker does."""
+    """Pool initializer: die with the service (a worker without it is an orphan holding memory), keep the
+    shared flags, then warm the engine up as a plain worker does."""
     global _flags
+    die_with_parent(signal.SIGTERM)
     _flags = flags
     init_worker()
 

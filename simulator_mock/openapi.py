@@ -92,7 +92,7 @@ class RunFailure(_Open):
 
 
 class RequestError(_Open):
-    """``{error}``: empty body (400), body too large (413), missing/wrong token (401)."""
+    """``{error}``: empty body (400), body too large (413), body too slow (408), missing/wrong token (401)."""
 
     error: str
 
@@ -246,6 +246,7 @@ def _operations(run_body_schema: dict[str, Any], token: bool) -> dict[tuple[str,
                         RunFailure,
                     ),
                     400: ("empty body", RequestError),
+                    408: ("the body was not received within the service's body time limit", RequestError),
                     413: ("body larger than the service accepts", RequestError),
                     422: internal[1],
                     503: ("busy: the run was not started; retry", Busy),
@@ -262,7 +263,8 @@ def _operations(run_body_schema: dict[str, Any], token: bool) -> dict[tuple[str,
                     400: ("file_path missing, or not a file", FileError),
                     403: ("file_path outside the results folder", FileError),
                     404: ("no such file", FileError),
-                    422: ("not a readable workbook, or an unexpected error", FileError),
+                    422: ("unreadable, or not read within the time limit, or an error", FileError),
+                    503: ("busy: no engine worker free to read it; retry", Busy),
                     **unauthorized,
                 }
             ),

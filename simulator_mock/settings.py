@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -55,6 +55,17 @@ class Settings(BaseSettings):
         gt=0,
         description="Longest wait (s) for a free engine worker; a run not started by then gets 503 (retry).",
     )
+    workbook_read_timeout_s: float = Field(
+        20.0,
+        gt=0,
+        description=(
+            "Longest time (s) GET /get-aspen-result may spend reading a workbook; past it the worker is "
+            "replaced and the answer is 422."
+        ),
+    )
+    body_timeout_s: float = Field(
+        10.0, gt=0, description="Longest time (s) to receive a request body; a stalled upload gets 408."
+    )
     max_in_flight: int = Field(
         64, ge=1, le=4096, description="Runs queued or running at once; more get 503 (retry)."
     )
@@ -98,3 +109,22 @@ class Settings(BaseSettings):
         None, description="PEM certificate (chain): serve HTTPS, as the real service does (with ssl_keyfile)."
     )
     ssl_keyfile: Path | None = Field(None, description="PEM private key of ssl_certfile.")
+    parent_pid: int | None = Field(
+        None,
+        gt=0,
+        description=(
+            "Stop when this process ends, however it ends (SIGKILL included): set by a program that starts "
+            "the service for its own use (aspen_rl does). Unset, the service outlives whoever started it."
+        ),
+    )
+
+    @field_validator("token")
+    @classmethod
+    def _token_not_blank(cls, token: SecretStr | None) -> SecretStr | None:
+        """An empty or blank token would fail open (no check at all): refused, never silently ignored."""
+        if token is not None and not token.get_secret_value().strip():
+            raise ValueError(
+                "the token is empty or blank, which would let every request through; give a real token "
+                "or unset SIMULATOR_MOCK_TOKEN / drop --token-file"
+            )
+        return token

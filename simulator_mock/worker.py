@@ -124,16 +124,42 @@ def _falsy_json(body: bytes) -> bool:
         return False
 
 
+def lone_surrogate_field(value: Any, where: str = "") -> str | None:
+    """The first field (dotted path) whose key or text holds a lone UTF-16 surrogate (``"\\ud800"`` in JSON):
+    not Unicode, so no file, workbook or answer can carry it; ``None`` when there is none."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where or "(the body)"
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{where}.{key}" if where else str(key)
+            found = lone_surrogate_field(key, path) or lone_surrogate_field(item, path)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = lone_surrogate_field(item, f"{where}[{index}]")
+            if found:
+                return found
+    return None
+
+
 def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None = None) -> Outcome:
     """Run one /run-aspen-simulation request and write its files; never raises.
 
     What the real service calls an empty body (nothing, or a falsy JSON value such as ``{}``) is answered
-    400 ``{"error"}`` before any file is written.
+    400 ``{"error"}`` before any file is written. Once a file is written the outcome carries the run id,
+    however the request ends (the service counts and prunes its files), and its failure answer the paths.
     """
     empty = Outcome(400, answer_json({"error": EMPTY_BODY}))
     if not body.strip():
         return empty
     directory = Path(results_dir)
+    run_id: str | None = None
+    paths: dict[str, str] = {}
     try:
         config: dict[str, Any] = {}
         parse_error: SimulationError | None = None
@@ -141,6 +167,13 @@ def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None =
             config = parse_body(body)
             if not config:
                 return empty
+            broken_text = lone_surrogate_field(config)
+            if broken_text is not None:
+                shown = broken_text.encode("utf-8", "backslashreplace").decode("utf-8")
+                raise MalformedRequestError(
+                    f"{shown}: the text holds a lone UTF-16 surrogate (e.g. \\ud800 in JSON), which is not "
+                    "valid Unicode; send plain text"
+                )
             stored = orjson.dumps(config, option=orjson.OPT_INDENT_2)
         except MalformedRequestError as error:  # not a JSON object: stored as received
             if _falsy_json(body):
@@ -152,19 +185,15 @@ def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None =
             stored = body
         directory.mkdir(parents=True, exist_ok=True)
         run_id = new_run_id()
-        paths = {
-            "aspen_file_path": str((directory / f"output_{run_id}.json").resolve()),
-            "config_file_path": str(write_file(stored, directory / f"config_{run_id}.json")),
-        }
+        paths["aspen_file_path"] = str((directory / f"output_{run_id}.json").resolve())
+        paths["config_file_path"] = str((directory / f"config_{run_id}.json").resolve())
+        write_file(stored, Path(paths["config_file_path"]))
         try:
             if parse_error is not None:
                 raise parse_error
             results = run_config(config, run_id, time_limit_s)
         except SimulationError as error:
-            answer = failure(error, **paths)
-            record = {"run_id": run_id, "created": datetime.now(UTC).isoformat(), **answer}
-            write_file(orjson.dumps(record), Path(paths["aspen_file_path"]))
-            return Outcome(201, answer_json(answer), run_id)
+            return _failed(error, run_id, paths)
         content = dumps(results)
         write_file(content, Path(paths["aspen_file_path"]))
         result_path = write_workbook(results, config, directory / f"aspen_result_export_{run_id}.xlsx")
@@ -185,7 +214,20 @@ def simulate_request(body: bytes, results_dir: str, time_limit_s: float | None =
     except Exception as exc:  # the service must answer, whatever happened
         log.exception("unexpected failure in a simulation request")
         broken = InternalError(f"unexpected {type(exc).__name__}: {exc}")
-        return Outcome(201, answer_json(failure(broken)))
+        if run_id is None:
+            return Outcome(201, answer_json(failure(broken)))
+        try:
+            return _failed(broken, run_id, paths)
+        except Exception:  # even its failure record could not be written: still counted by the service
+            return Outcome(201, answer_json(failure(broken, **paths)), run_id)
+
+
+def _failed(error: SimulationError, run_id: str, paths: dict[str, str]) -> Outcome:
+    """The failure answer of a run whose files exist, its failure record written as its output file."""
+    answer = failure(error, **paths)
+    record = {"run_id": run_id, "created": datetime.now(UTC).isoformat(), **answer}
+    write_file(orjson.dumps(record), Path(paths["aspen_file_path"]))
+    return Outcome(201, answer_json(answer), run_id)
 
 
 def read_result_file(path: str, shown_path: str) -> bytes:

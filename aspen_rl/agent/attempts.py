@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from aspen_rl.failures import FailureKind
 from aspen_rl.reward.base import INVALID_CALL
 from aspen_rl.trace import RecordedToolCall, RunTrace
 
@@ -33,7 +34,11 @@ def _arguments(text: str) -> dict[str, Any]:
 def refused_call(name: str, arguments: str, reason: str) -> RecordedToolCall:
     """The trace entry of a call no tool could take."""
     return RecordedToolCall(
-        name=name, arguments=_arguments(arguments), ok=False, error=f"{INVALID_CALL}: {reason}"
+        name=name,
+        arguments=_arguments(arguments),
+        ok=False,
+        error=f"{INVALID_CALL}: {reason}",
+        failure=FailureKind.BAD_CALL,
     )
 
 

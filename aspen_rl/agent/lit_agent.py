@@ -12,8 +12,10 @@ from agentlightning import LitAgent, emit_object, emit_reward
 
 from aspen_rl.agent.attempts import record_attempts
 from aspen_rl.agent.context import SchemaClearingContext
+from aspen_rl.agent.failures import rollout_failure
 from aspen_rl.agent.model_client import build_model_client, resolve_llm
 from aspen_rl.agent.prompts import system_prompt_from
+from aspen_rl.failures import FailureKind
 from aspen_rl.records import RewardScores, RolloutRecord, RolloutTiming, ToolCallSummary
 from aspen_rl.reward import AspenReward, RewardFn, load_reward_fn
 from aspen_rl.settings import Settings
@@ -37,7 +39,9 @@ class AspenLitAgent(LitAgent[AspenTask]):
     shipped default; the model from the rollout's ``LLM`` resource, else settings. The reward
     breakdown is emitted with ``emit_reward`` (total first, then the three dimensions), the
     rollout's record with ``emit_object``, and the total is returned. Nothing raised inside a rollout
-    escapes it: errors end the rollout with reward 0 and the reason recorded.
+    escapes it: errors end the rollout with reward 0, the reason recorded and the failure typed
+    (:class:`~aspen_rl.failures.FailureKind`). A rollout whose tool call the infrastructure failed (the
+    simulator down, busy, crashed) ends ``error`` with that failure and is not scored.
 
     Args:
         settings: Endpoints, timeouts, caps and reward weights.
@@ -69,36 +73,42 @@ class AspenLitAgent(LitAgent[AspenTask]):
         task = task if isinstance(task, AspenTask) else AspenTask.model_validate(task)
         trace = RunTrace()
         status: Literal["ok", "error", "timeout", "lost"] = "ok"
+        failure: FailureKind | None = None
         llm_s, llm_calls = 0.0, 0
         start = time.perf_counter()
         model_client = None
         target = None
         try:
-            target = resolve_llm(resources or {}, rollout, self.settings)
+            try:
+                target = resolve_llm(resources or {}, rollout, self.settings)
+            except ValueError:  # the run published no endpoint: not the policy's doing
+                failure = FailureKind.NOT_CONFIGURED
+                raise
             model_client = build_model_client(target, self.settings)
             async with asyncio.timeout(self.settings.rollout_timeout_s):
                 trace.final_answer = await self._converse(task, resources or {}, model_client, trace)
         except TimeoutError:
-            status = "timeout"
+            status, failure = "timeout", FailureKind.ROLLOUT_TIMEOUT
             trace.error = f"rollout exceeded its wall-time cap of {self.settings.rollout_timeout_s:g} s"
         except Exception as exc:  # a rollout must never take its runner down
-            status = "error"
+            status, failure = "error", failure or rollout_failure(exc)
             where = f" (model endpoint {target.base_url})" if target is not None else ""
             trace.error = f"{type(exc).__name__}: {exc}{where}"
-            logger.warning("rollout of task %s failed: %s", task.task_id, trace.error)
+            logger.warning("rollout of task %s failed (%s): %s", task.task_id, failure, trace.error)
         finally:
             if model_client is not None:
                 llm_s, llm_calls = model_client.elapsed_s, model_client.n_calls
                 await model_client.close()
-        infrastructure = _infrastructure_error(trace)
-        if status == "ok" and infrastructure:
-            status, trace.error = "error", infrastructure
+        broken = trace.infrastructure_failure  # it disturbed the rollout: whatever followed says nothing
+        if broken is not None and (failure is None or not failure.is_infrastructure):
+            status, failure, trace.error = "error", broken.failure, broken.error
         reward = RewardScores()
         if status == "ok":
             try:
                 reward = RewardScores(**self.reward_fn(task, trace).model_dump())
             except Exception as exc:  # an odd simulator answer must not escape the rollout either
-                status, trace.error = "error", f"reward computation failed: {type(exc).__name__}: {exc}"
+                status, failure = "error", FailureKind.REWARD_CRASHED
+                trace.error = f"reward computation failed: {type(exc).__name__}: {exc}"
         return RolloutRecord(
             rollout_id=getattr(rollout, "rollout_id", "") or "",
             task_id=task.task_id,
@@ -106,12 +116,14 @@ class AspenLitAgent(LitAgent[AspenTask]):
             difficulty=str(task.difficulty),
             status=status,
             error=trace.error,
+            failure=failure,
             reward=reward,
             tool_calls=[
                 ToolCallSummary(
                     name=c.name,
                     ok=c.ok,
                     error=c.error,
+                    failure=c.failure,
                     latency_s=c.latency_s,
                     arguments=json.dumps(c.arguments, ensure_ascii=False)[:ARGUMENTS_SHOWN],
                 )
@@ -154,11 +166,3 @@ def _final_text(messages: Any) -> str:
         if isinstance(message, TextMessage) and message.source == AGENT_NAME:
             return message.content
     return ""
-
-
-def _infrastructure_error(trace: RunTrace) -> str | None:
-    """Why the rollout could not be judged on its merits (the simulator unreachable), if so."""
-    for call in trace.calls:
-        if call.error and "SimulatorUnavailable" in call.error:
-            return call.error
-    return None

@@ -12,6 +12,7 @@ from agentlightning.emitter.object import get_object_value
 from agentlightning.emitter.reward import find_final_reward
 from agentlightning.store.base import LightningStore
 
+from aspen_rl.failures import FailureKind
 from aspen_rl.records import RewardScores, RolloutRecord
 from aspen_rl.tasks import AspenTask
 
@@ -113,4 +114,5 @@ def _lost(rollout_id: str, task: AspenTask, why: str) -> RolloutRecord:
         difficulty=str(task.difficulty),
         status="lost",
         error=why,
+        failure=FailureKind.LOST,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 from pathlib import Path
 
 import uvicorn
@@ -10,6 +11,7 @@ import uvicorn
 from aspen_rl.policy.scripted import ScriptedPolicy
 from aspen_rl.policy.server import create_policy_app
 from aspen_rl.tasks import load_tasks
+from simulator_mock.parent_watch import die_with_parent
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -31,7 +33,12 @@ def main(argv: list[str] | None = None) -> None:
         "--latency-ms", type=float, default=0.0, help="added wait per completion, to emulate a hosted model"
     )
     parser.add_argument("--log-level", default="warning", help="uvicorn log level (default warning)")
+    parser.add_argument(
+        "--parent-pid", type=int, default=None, help="stop when this process ends, however it ends"
+    )
     args = parser.parse_args(argv)
+    if args.parent_pid is not None:
+        die_with_parent(signal.SIGTERM, parent_pid=args.parent_pid)
     tasks = [task for path in args.tasks for task in load_tasks(path)]
     policy = ScriptedPolicy(tasks, error_rate=args.error_rate, seed=args.seed)
     app = create_policy_app(policy, latency_s=args.latency_ms / 1000.0)

@@ -57,8 +57,9 @@ class RunReport:
 
             def on_record(record: RolloutRecord) -> None:
                 self.add(record)
-                seen.append(record.reward.total)
-                bar.update(task_id, advance=1, mean=fmean(seen))
+                if not record.infrastructure_failed:  # left out of every mean
+                    seen.append(record.reward.total)
+                bar.update(task_id, advance=1, mean=fmean(seen) if seen else 0.0)
 
             yield on_record
         self.phases_s[description] = self.phases_s.get(description, 0.0) + time.perf_counter() - start
@@ -68,6 +69,7 @@ class RunReport:
         *,
         requested: dict[str, int | None] | None = None,
         interrupted_by: str | None = None,
+        failure: str | None = None,
         **run_info: Any,
     ) -> dict[str, Any]:
         """Write ``summary.json`` and the reward plot, print the table; returns the summary.
@@ -77,19 +79,25 @@ class RunReport:
                 then says which splits completed, are incomplete or missing.
             interrupted_by: The signal name that stopped the run (``"SIGINT"``, ``"SIGTERM"``); the
                 summary is then marked ``status: interrupted``.
+            failure: Why a run that went to its end still failed (too many infrastructure failures); the
+                summary is then marked ``status: failed`` with this reason under ``failure``.
             **run_info: Anything else to record (algorithm, policy, seed...).
         """
+        status = "interrupted" if interrupted_by else "failed" if failure else "complete"
         summary: dict[str, Any] = {
-            "status": "interrupted" if interrupted_by else "complete",
+            "status": status,
             "interrupted": interrupted_by is not None,
             "rollouts": len(self.records),
+            "infrastructure_failures": sum(1 for r in self.records if r.infrastructure_failed),
             **run_info,
             "phases_s": self.phases_s,
         }
         if interrupted_by:
             summary["signal"] = interrupted_by
+        if failure:
+            summary["failure"] = failure
         if requested is not None:
-            summary.update(completion(self.records, requested))
+            summary.update(completion(self.records, requested, interrupted=interrupted_by is not None))
         summary["splits"] = summarize(self.records)
         summary = rounded(summary)  # what the file holds is what the caller gets
         write_summary(self.output_dir, summary)

@@ -16,13 +16,18 @@ ALL_TIERS = "all"
 def stats(records: list[RolloutRecord]) -> dict[str, Any]:
     """Count, success rate, error count, mean/min/max of every reward dimension, mean of every sub-score.
 
-    ``details`` averages each sub-score of the reward (``targets.met``, ``numbers.hallucinated``,
-    ``calls.invalid``...) over the records that carry it.
+    Rollouts the infrastructure failed (:attr:`~aspen_rl.records.RolloutRecord.infrastructure_failed`) say
+    nothing about the policy: they are counted (``infrastructure_failures``, and in ``errors``) and left out
+    of every rate and mean. ``details`` averages each sub-score of the reward (``targets.met``,
+    ``numbers.hallucinated``, ``calls.invalid``...) over the records that carry it.
     """
+    every = records
+    records = [r for r in every if not r.infrastructure_failed]
     out: dict[str, Any] = {
-        "count": len(records),
+        "count": len(every),
         "success_rate": fmean(1.0 if r.succeeded else 0.0 for r in records) if records else 0.0,
-        "errors": sum(1 for r in records if r.status != "ok"),
+        "errors": sum(1 for r in every if r.status != "ok"),
+        "infrastructure_failures": len(every) - len(records),
     }
     for dimension in DIMENSIONS:
         values = [getattr(r.reward, dimension) for r in records]
@@ -51,13 +56,17 @@ def summarize(records: Iterable[RolloutRecord]) -> dict[str, dict[str, Any]]:
     }
 
 
-def completion(records: Iterable[RolloutRecord], requested: dict[str, int | None]) -> dict[str, Any]:
+def completion(
+    records: Iterable[RolloutRecord], requested: dict[str, int | None], *, interrupted: bool = False
+) -> dict[str, Any]:
     """Which requested splits a run finished, which it left incomplete and which it never reached.
 
     Args:
         records: The rollouts the run recorded.
         requested: ``{split: expected rollout count}`` (``None`` when the algorithm decides the count,
-            e.g. prompt optimization; then a split is complete once it has any record).
+            e.g. prompt optimization; then a split is complete once it has any record, unless the run was
+            interrupted: nobody can tell it had all it would have run, so it is incomplete).
+        interrupted: A signal stopped the run.
 
     Returns:
         ``{"requested_splits", "completed_splits", "incomplete_splits": {split: {expected, recorded}},
@@ -71,7 +80,7 @@ def completion(records: Iterable[RolloutRecord], requested: dict[str, int | None
         recorded = counts.get(split, 0)
         if recorded == 0:
             missing.append(split)
-        elif expected is not None and recorded < expected:
+        elif (expected is not None and recorded < expected) or (expected is None and interrupted):
             incomplete[split] = {"expected": expected, "recorded": recorded}
         else:
             completed.append(split)

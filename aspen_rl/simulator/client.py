@@ -12,6 +12,7 @@ import httpx
 from pydantic import SecretStr
 
 from aspen_rl.simulator.errors import (
+    BUSY_STATUS,
     SimulatorHTTPError,
     SimulatorProtocolError,
     SimulatorUnavailable,
@@ -24,8 +25,10 @@ logger = logging.getLogger(__name__)
 SCHEMA_FORMATS = ("json", "list")
 # Statuses of a run answer that carries the run's outcome: 200 success, 201 the simulation failed.
 _RUN_ANSWER_STATUSES = frozenset({200, 201})
-# The mock answers 503 to a run it refused before starting it (busy): retried even for a run.
-_NOT_STARTED = 503
+BUSY_BACKOFF_MAX_S = 2.0
+"""Longest pause between two tries of a busy (503) service."""
+DEFAULT_BUSY_WAIT_S = 25.0
+"""How long a busy (503) service is retried by default: the mock's queue wait (20 s) and a margin."""
 TOKEN_HEADER = "X-Aspen-Token"
 
 
@@ -37,6 +40,7 @@ class SimulatorSettings(Protocol):
     simulator_timeout_s: float
     simulator_retries: int
     simulator_backoff_s: float
+    simulator_busy_wait_s: float
     simulator_verify_tls: bool
     simulator_ca_bundle: Path | None
     simulator_token: SecretStr | None
@@ -53,8 +57,10 @@ class SimulatorClient:
     Routes: ``GET /health``, ``GET /api/schema``, ``GET /api/schema/list``, ``POST /run-aspen-simulation``,
     ``GET /get-aspen-result?file_path=``, ``GET /download?file_path=``. Reads are retried on connection
     errors, timeouts and HTTP 5xx with exponential backoff (``backoff_s * 2**attempt``); a simulation run
-    is never sent twice (it is retried only when the connection was never established). Any other
-    status is answered at once.
+    is never sent twice (it is retried only when the connection was never established). A busy service
+    (HTTP 503: no free engine worker, nothing started) is retried, runs included, with backoff for up to
+    ``busy_wait_s``, as long as the service itself lets a run wait in its queue. Any other status is
+    answered at once. Every error raised carries its typed failure (``exc.kind``).
 
     Args:
         base_url: Service root, e.g. ``http://localhost:8002``.
@@ -62,6 +68,7 @@ class SimulatorClient:
             real service's own test client's value (a real Aspen run can take minutes).
         retries: Extra attempts after the first one.
         backoff_s: Delay before the first retry; doubles on each further retry.
+        busy_wait_s: How long to keep retrying a busy (503) service before giving up (``BUSY``).
         verify_tls: Verify HTTPS certificates (false skips verification).
         ca_bundle: PEM file of the certificates to trust instead of the default CA bundle (a self-signed
             real service: its own certificate).
@@ -76,6 +83,7 @@ class SimulatorClient:
         timeout_s: float = 300.0,
         retries: int = 2,
         backoff_s: float = 0.5,
+        busy_wait_s: float = DEFAULT_BUSY_WAIT_S,
         verify_tls: bool = True,
         ca_bundle: str | Path | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -87,12 +95,15 @@ class SimulatorClient:
             raise ValueError(f"retries must be >= 0, got {retries}")
         if backoff_s < 0:
             raise ValueError(f"backoff_s must be >= 0, got {backoff_s}")
+        if busy_wait_s < 0:
+            raise ValueError(f"busy_wait_s must be >= 0, got {busy_wait_s}")
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"simulator base_url must start with http:// or https://, got {base_url!r}")
         self.base_url = base_url.rstrip("/")
         self.timeout_s = float(timeout_s)
         self.retries = retries
         self.backoff_s = backoff_s
+        self.busy_wait_s = float(busy_wait_s)
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             timeout=httpx.Timeout(self.timeout_s),
@@ -112,6 +123,7 @@ class SimulatorClient:
             "timeout_s": settings.simulator_timeout_s,
             "retries": settings.simulator_retries,
             "backoff_s": settings.simulator_backoff_s,
+            "busy_wait_s": settings.simulator_busy_wait_s,
             "verify_tls": settings.simulator_verify_tls,
             "ca_bundle": settings.simulator_ca_bundle,
             "token": settings.simulator_token.get_secret_value() if settings.simulator_token else None,
@@ -146,35 +158,46 @@ class SimulatorClient:
 
         Idempotent requests are retried on connection errors, timeouts and 5xx. A non-idempotent one
         (starting a simulation) is retried only when it was never sent (connection refused or not
-        established): after a read timeout or a 5xx, a retry would start the simulation again on a
-        service that may still be running the first one.
+        established) or the service said it never started it (503 busy): after a read timeout or another
+        5xx, a retry would start the simulation again on a service that may still be running the first.
+        Busy answers have their own budget (``busy_wait_s``), so a queue that drains in 20 s is waited for.
         """
         url = f"{self.base_url}{path}"
-        attempts = self.retries + 1
+        loop = asyncio.get_running_loop()
+        busy_until = loop.time() + self.busy_wait_s
+        failures = busy = 0
         last_cause = ""
         response: httpx.Response | None = None
-        for attempt in range(attempts):
-            if attempt:
-                delay = self.backoff_s * 2 ** (attempt - 1)
-                logger.info("retrying %s %s in %.2f s (%s)", method, url, delay, last_cause)
-                await asyncio.sleep(delay)
+        while True:
             try:
                 response = await self._http.request(method, path, **kwargs)
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # never reached the service
                 last_cause, response = _cause(exc), None
-                continue
             except httpx.TransportError as exc:  # read/write timeouts, dropped connections
                 last_cause, response = _cause(exc), None
                 if not idempotent:
-                    raise SimulatorUnavailable(url, self.timeout_s, attempt + 1, last_cause) from exc
-                continue
-            if response.status_code >= 500 and (idempotent or response.status_code == _NOT_STARTED):
+                    raise SimulatorUnavailable(url, self.timeout_s, failures + busy + 1, last_cause) from exc
+            else:
+                if response.status_code == BUSY_STATUS:
+                    busy += 1
+                    delay = min(BUSY_BACKOFF_MAX_S, max(self.backoff_s, 0.05) * 2 ** (busy - 1))
+                    if loop.time() + delay > busy_until:
+                        raise SimulatorHTTPError(url, response.status_code, response.text)
+                    logger.info("%s %s: service busy; retrying in %.2f s", method, url, delay)
+                    await asyncio.sleep(delay)
+                    continue
+                if response.status_code < 500 or not idempotent:
+                    return response
                 last_cause = f"HTTP {response.status_code}"
-                continue
-            return response
+            failures += 1
+            if failures > self.retries:
+                break
+            delay = self.backoff_s * 2 ** (failures - 1)
+            logger.info("retrying %s %s in %.2f s (%s)", method, url, delay, last_cause)
+            await asyncio.sleep(delay)
         if response is not None:  # the last attempt got a 5xx
             raise SimulatorHTTPError(url, response.status_code, response.text)
-        raise SimulatorUnavailable(url, self.timeout_s, attempts, last_cause)
+        raise SimulatorUnavailable(url, self.timeout_s, failures + busy, last_cause)
 
     @staticmethod
     def _json_object(response: httpx.Response) -> dict[str, Any]:

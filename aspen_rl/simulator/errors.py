@@ -1,17 +1,32 @@
-"""Exceptions raised by the simulator client."""
+"""Exceptions raised by the simulator client, each carrying its typed failure (:mod:`aspen_rl.failures`)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from aspen_rl.failures import FailureKind
+
+BUSY_STATUS = 503
+"""The status of a run the service refused before starting it (no free engine worker): safe to retry."""
+AUTH_STATUS = 401
+"""The status of a request without the service's token (``X-Aspen-Token``)."""
+
 
 class SimulatorError(Exception):
-    """Base class of every simulator-client error."""
+    """Base class of every simulator-client error.
+
+    Attributes:
+        kind: What failed (the failure's fault follows from it).
+    """
+
+    kind: FailureKind = FailureKind.SERVER_ERROR
 
 
 class SimulatorUnavailable(SimulatorError):
     """The service could not be reached or did not answer in time, after all retries."""
+
+    kind = FailureKind.UNREACHABLE
 
     def __init__(self, url: str, timeout_s: float, attempts: int, cause: str) -> None:
         self.url = url
@@ -32,6 +47,18 @@ class SimulatorHTTPError(SimulatorError):
         self.status_code = status_code
         self.body = body
         super().__init__(f"simulator answered HTTP {status_code} for {url}: {self.body_excerpt}")
+
+    @property
+    def kind(self) -> FailureKind:  # type: ignore[override]
+        """Busy (503), another 5xx, a refused token (401): the infrastructure's; any other 4xx (no such
+        file, outside the results folder, an empty or oversized body): the caller's bad call."""
+        if self.status_code == BUSY_STATUS:
+            return FailureKind.BUSY
+        if self.status_code >= 500:
+            return FailureKind.SERVER_ERROR
+        if self.status_code == AUTH_STATUS:
+            return FailureKind.AUTH
+        return FailureKind.BAD_CALL
 
     @property
     def body_excerpt(self) -> str:
@@ -62,4 +89,30 @@ class SimulatorHTTPError(SimulatorError):
 
 
 class SimulatorProtocolError(SimulatorError):
-    """The service answered 2xx but not with the JSON object the contract promises."""
+    """The service answered 2xx but not with the JSON object the contract promises (e.g. an HTML page)."""
+
+    kind = FailureKind.SERVER_ERROR
+
+
+RUN_CRASHED_CODES = frozenset({"InternalError"})
+"""``error_code`` (the mock's) of a run that broke inside the simulator: a crashed or hung engine worker."""
+RUN_TIMEOUT_CODES = frozenset({"Timeout"})
+"""``error_code`` of a run the simulator stopped at its time budget: the config was too slow to solve."""
+
+
+def run_failure_kind(answer: dict[str, Any]) -> FailureKind | None:
+    """What failed in a ``POST /run-aspen-simulation`` answer: ``None`` for a success.
+
+    The mock adds ``error_code``: ``InternalError`` is a crashed engine (the infrastructure's), ``Timeout``
+    the run's own budget (the policy's), anything else a config the simulator refused or could not
+    solve (the policy's). The real service sends no code; its failures are configs it could not write or
+    run, the policy's (an Aspen COM breakdown cannot be told apart from a bad config there).
+    """
+    if answer.get("success") is True:
+        return None
+    code = str(answer.get("error_code") or "")
+    if code in RUN_CRASHED_CODES:
+        return FailureKind.CRASHED
+    if code in RUN_TIMEOUT_CODES:
+        return FailureKind.RUN_TIMEOUT
+    return FailureKind.BAD_CONFIG

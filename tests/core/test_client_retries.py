@@ -12,6 +12,7 @@ from _support import free_port
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
+from aspen_rl.failures import FailureKind
 from aspen_rl.simulator import (
     SimulatorClient,
     SimulatorHTTPError,
@@ -20,8 +21,8 @@ from aspen_rl.simulator import (
 )
 
 
-def flaky_app(failures: int) -> tuple[FastAPI, dict[str, int]]:
-    """An app whose endpoints answer HTTP 503 ``failures`` times, then behave."""
+def flaky_app(failures: int, status: int = 503) -> tuple[FastAPI, dict[str, int]]:
+    """An app whose ``/health`` answers HTTP ``status`` ``failures`` times, then behaves."""
     app = FastAPI()
     hits = {"health": 0, "run": 0, "results": 0, "download": 0}
 
@@ -29,7 +30,7 @@ def flaky_app(failures: int) -> tuple[FastAPI, dict[str, int]]:
     async def health() -> JSONResponse:
         hits["health"] += 1
         if hits["health"] <= failures:
-            return JSONResponse({"detail": "warming up"}, status_code=503)
+            return JSONResponse({"detail": "warming up"}, status_code=status)
         return JSONResponse({"status": "ok", "aspen_available": False})
 
     @app.post("/run-aspen-simulation")
@@ -83,11 +84,12 @@ async def test_5xx_then_success_is_retried() -> None:
 
 
 async def test_persistent_5xx_raises_http_error_after_all_attempts() -> None:
-    app, hits = flaky_app(failures=10)
+    app, hits = flaky_app(failures=10, status=502)
     async with client_for(app, retries=2) as client:
-        with pytest.raises(SimulatorHTTPError, match="HTTP 503") as info:
+        with pytest.raises(SimulatorHTTPError, match="HTTP 502") as info:
             await client.health()
-    assert info.value.status_code == 503
+    assert info.value.status_code == 502
+    assert info.value.kind is FailureKind.SERVER_ERROR
     assert "warming up" in info.value.body_excerpt
     assert hits["health"] == 3
 

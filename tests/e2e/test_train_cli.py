@@ -8,13 +8,16 @@ import sys
 import time
 from pathlib import Path
 from statistics import fmean
+from typing import Any
 
 import pytest
 from _support import free_port, offline_env
 
+from aspen_rl.failures import FailureKind
 from aspen_rl.reporting import load_records
-from aspen_rl.services import mock_simulator
+from aspen_rl.services import mock_simulator, scripted_policy
 from aspen_rl.tasks import load_split
+from aspen_rl.tasks.datasets import save_tasks
 
 pytestmark = pytest.mark.slow
 DIMENSIONS = ("total", "completion", "tool_efficiency", "response_quality")
@@ -78,33 +81,62 @@ def test_yaml_weight_swap_changes_totals_as_computed_by_hand(run_cli, tmp_path: 
         assert r.reward.total == pytest.approx(by_hand, abs=1e-9)
 
 
-def test_simulator_stopped_mid_run(tmp_path: Path) -> None:
-    output_dir = tmp_path / "run"
-    with mock_simulator(tmp_path / "results") as simulator:
-        env = offline_env()
-        cmd = [sys.executable, "-m", "aspen_rl.train", "--output-dir", str(output_dir), "--limit", "3"]
-        cmd += ["--repeats", "4", "--n-runners", "2", "--simulator-url", simulator.url, "--error-rate", "0"]
-        proc = subprocess.Popen(
-            cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        rollouts = output_dir / "rollouts.jsonl"
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            if rollouts.is_file() and len(rollouts.read_text().splitlines()) >= 2:
-                break
-            time.sleep(0.05)
-        simulator.stop()  # the simulator dies with rollouts still queued
-        _, stderr = proc.communicate(timeout=180)  # no runner may hang
-    assert proc.returncode == 0, stderr[-4000:]
-    records = load_records(rollouts)
+def _stop_mid_run(service: Any, cmd: list[str], output_dir: Path, cwd: Path) -> tuple[int, str]:
+    """Run the CLI; stop ``service`` once two rollouts are recorded; return its exit code and stderr."""
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=offline_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    rollouts = output_dir / "rollouts.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if rollouts.is_file() and len(rollouts.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.05)
+    service.stop()  # the service dies with rollouts still queued
+    _, stderr = proc.communicate(timeout=180)  # no runner may hang
+    return proc.returncode, stderr
+
+
+def _assert_failed_by_infrastructure(output_dir: Path, stderr: str, kinds: set[FailureKind]) -> None:
+    records = load_records(output_dir / "rollouts.jsonl")
     assert len(records) == 12
     failed = [r for r in records if r.status == "error"]
-    assert failed, "no rollout met the stopped simulator"
+    assert len(failed) > 0.2 * len(records), "too few rollouts met the stopped service"
     for r in failed:
         assert r.reward.total == 0.0
-        assert "SimulatorUnavailable" in (r.error or "")
+        assert r.failure in kinds and r.infrastructure_failed, (r.failure, r.error)
     summary = json.loads((output_dir / "summary.json").read_text())
-    assert summary["splits"]["train"]["all"]["errors"] == len(failed)
+    assert summary["status"] == "failed" and "infrastructure failures" in summary["failure"]
+    assert summary["infrastructure_failures"] == len(failed)
+    train = summary["splits"]["train"]["all"]
+    assert (train["errors"], train["infrastructure_failures"]) == (len(failed), len(failed))
+    scored = [r.reward.total for r in records if not r.infrastructure_failed]
+    assert train["total"]["mean"] == pytest.approx(fmean(scored) if scored else 0.0, abs=1e-5)
+    assert "infrastructure failures" in stderr
+
+
+def test_simulator_stopped_mid_run_fails_the_run_as_infrastructure(tmp_path: Path) -> None:
+    output_dir = tmp_path / "run"
+    with mock_simulator(tmp_path / "results") as simulator:
+        cmd = [sys.executable, "-m", "aspen_rl.train", "--output-dir", str(output_dir), "--limit", "3"]
+        cmd += ["--repeats", "4", "--n-runners", "2", "--simulator-url", simulator.url, "--error-rate", "0"]
+        code, stderr = _stop_mid_run(simulator, cmd, output_dir, tmp_path)
+    assert code == 1, stderr[-4000:]
+    _assert_failed_by_infrastructure(
+        output_dir, stderr, {FailureKind.UNREACHABLE, FailureKind.SERVER_ERROR, FailureKind.CRASHED}
+    )
+
+
+def test_policy_endpoint_dying_mid_run_fails_the_run_as_infrastructure(tmp_path: Path) -> None:
+    output_dir = tmp_path / "run"
+    task_file = tmp_path / "tasks.jsonl"
+    save_tasks(load_split("train")[:3], task_file)
+    with scripted_policy([task_file], error_rate=0.0, seed=0) as policy:
+        cmd = [sys.executable, "-m", "aspen_rl.train", "--output-dir", str(output_dir), "--limit", "3"]
+        cmd += ["--repeats", "4", "--n-runners", "2", "--api-url", policy.url + "/v1", "--model", "scripted"]
+        code, stderr = _stop_mid_run(policy, cmd, output_dir, tmp_path)
+    assert code == 1, stderr[-4000:]  # not status complete, exit 0
+    _assert_failed_by_infrastructure(output_dir, stderr, {FailureKind.MODEL_UNAVAILABLE})
 
 
 def test_unreachable_model_fails_every_rollout_with_exit_1_and_never_leaks_the_key(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from aspen_rl.algorithms.grpo.metrics_table import metrics_table
 from aspen_rl.algorithms.grpo.resume import CHECKPOINT_METRICS, resolve_checkpoint
 from aspen_rl.algorithms.grpo.task_draw import tasks_for_step
 from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
+from aspen_rl.failures import FailureKind
 from aspen_rl.records import RewardScores, RolloutRecord
 from aspen_rl.reporting import RunReport, load_records
 from aspen_rl.settings import Settings
@@ -88,6 +89,7 @@ class ToyAgent(LitAgent[AspenTask]):
             difficulty=str(task.difficulty),
             status="error" if broken else "ok",
             error="SimulatorUnavailable: no answer" if broken else None,
+            failure=FailureKind.UNREACHABLE if broken else None,
             reward=RewardScores() if broken else RewardScores(total=reward, completion=reward),
         )
         emit_object(record.model_dump(mode="json"))

@@ -8,6 +8,7 @@ import openai
 import pytest
 import torch
 
+from aspen_rl.agent.failures import rollout_failure
 from aspen_rl.algorithms.grpo.config import GRPOConfig
 from aspen_rl.algorithms.grpo.engine import TransformersEngine
 from aspen_rl.algorithms.grpo.failures import failure_kind, split_for_update
@@ -16,6 +17,7 @@ from aspen_rl.algorithms.grpo.metrics import record_metrics
 from aspen_rl.algorithms.grpo.server import ChatCompletionServer
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
 from aspen_rl.algorithms.grpo.types import SamplingParams
+from aspen_rl.failures import FailureKind
 from aspen_rl.records import RewardScores, RolloutRecord
 
 LIMIT = 120
@@ -23,40 +25,51 @@ LIMIT = 120
 
 
 def record(
-    rollout_id: str, status: str = "ok", error: str | None = None, total: float = 0.0
+    rollout_id: str,
+    status: str = "ok",
+    error: str | None = None,
+    total: float = 0.0,
+    failure: FailureKind | None = None,
 ) -> RolloutRecord:
     reward = RewardScores(total=total, completion=total) if status == "ok" else RewardScores()
-    return RolloutRecord(rollout_id=rollout_id, task_id="t", status=status, error=error, reward=reward)  # type: ignore[arg-type]
+    return RolloutRecord(
+        rollout_id=rollout_id,
+        task_id="t",
+        status=status,  # type: ignore[arg-type]
+        error=error,
+        failure=failure,
+        reward=reward,
+    )
 
 
 @pytest.mark.parametrize(
-    ("status", "error", "kind"),
+    ("status", "failure", "fault"),
     [
         ("ok", None, None),
-        ("timeout", "rollout exceeded its wall-time cap of 300 s", "policy"),
-        ("error", "BadRequestError: Error code: 400 - {'code': 'context_length_exceeded'}", "policy"),
-        (
-            "error",
-            "BadRequestError: messages[3].tool_calls[0].function.arguments is not valid JSON",
-            "policy",
-        ),
-        ("error", "ValueError: the model's reply could not be used", "policy"),
-        (
-            "error",
-            "SimulatorUnavailable: http://127.0.0.1:8000 did not answer after 3 attempts",
-            "infrastructure",
-        ),
-        ("error", "reward computation failed: KeyError: 'data'", "infrastructure"),
-        (
-            "error",
-            "APIConnectionError: Connection error. (model endpoint http://127.0.0.1:9/v1)",
-            "infrastructure",
-        ),
-        ("lost", "no result within 3600 s", "infrastructure"),
+        ("timeout", FailureKind.ROLLOUT_TIMEOUT, "policy"),
+        ("error", FailureKind.PROMPT_TOO_LONG, "policy"),
+        ("error", FailureKind.MODEL_OUTPUT, "policy"),
+        ("error", FailureKind.UNREACHABLE, "infrastructure"),
+        ("error", FailureKind.BUSY, "infrastructure"),
+        ("error", FailureKind.CRASHED, "infrastructure"),
+        ("error", FailureKind.SERVER_ERROR, "infrastructure"),
+        ("error", FailureKind.REWARD_CRASHED, "infrastructure"),
+        ("error", FailureKind.MODEL_UNAVAILABLE, "infrastructure"),
+        ("lost", FailureKind.LOST, "infrastructure"),
+        ("lost", None, "infrastructure"),  # a record written before failures were typed
+        ("error", None, "policy"),
     ],
 )
-def test_failure_kinds(status: str, error: str | None, kind: str | None) -> None:
-    assert failure_kind(record("r", status, error)) == kind
+def test_failure_kinds(status: str, failure: FailureKind | None, fault: str | None) -> None:
+    assert failure_kind(record("r", status, failure=failure)) == fault
+
+
+def test_the_message_text_decides_nothing() -> None:
+    """A policy failure whose text names an infrastructure exception stays the policy's, and vice versa."""
+    mimic = record("r", "error", "SimulatorUnavailable: I made this up", failure=FailureKind.MODEL_OUTPUT)
+    assert failure_kind(mimic) == "policy"
+    plain = record("r", "error", "something broke", failure=FailureKind.CRASHED)
+    assert failure_kind(plain) == "infrastructure"
 
 
 def test_over_long_prompt_scores_zero_in_the_batch_and_simulator_down_is_left_out(
@@ -67,8 +80,7 @@ def test_over_long_prompt_scores_zero_in_the_batch_and_simulator_down_is_left_ou
         engine, tokenizer, sampling=SamplingParams(max_tokens=4, temperature=1.0), max_prompt_tokens=LIMIT
     )
     server.start()
-    errors: dict[str, str] = {}
-    codes: dict[str, object] = {}
+    errors: dict[str, openai.BadRequestError] = {}
     try:
 
         def converse(rollout_id: str, second_message: str) -> None:
@@ -82,9 +94,8 @@ def test_over_long_prompt_scores_zero_in_the_batch_and_simulator_down_is_left_ou
                     {"role": "user", "content": second_message},
                 ]
                 client.chat.completions.create(model="m", messages=messages)
-            except openai.BadRequestError as exc:  # what the agent records: "<type>: <message>"
-                errors[rollout_id] = f"{type(exc).__name__}: {exc}"
-                codes[rollout_id] = exc.code  # the error body's structured code, not the SDK's wording
+            except openai.BadRequestError as exc:  # what the agent types its failure from
+                errors[rollout_id] = exc
             finally:
                 client.close()
 
@@ -93,13 +104,14 @@ def test_over_long_prompt_scores_zero_in_the_batch_and_simulator_down_is_left_ou
         converse("r-long", "x" * (2 * LIMIT))  # the second call's prompt is over the limit
     finally:
         server.stop()
-    assert set(errors) == {"r-long"} and codes == {"r-long": "context_length_exceeded"}
+    assert set(errors) == {"r-long"}
+    assert rollout_failure(errors["r-long"]) is FailureKind.PROMPT_TOO_LONG  # typed from the endpoint's code
 
     records = [
         record("r-good", total=0.9),
-        record("r-long", "error", errors["r-long"]),
+        record("r-long", "error", str(errors["r-long"]), failure=rollout_failure(errors["r-long"])),
         record("r-fair", total=0.5),
-        record("r-down", "error", "SimulatorUnavailable: the simulator did not answer"),
+        record("r-down", "error", "the simulator did not answer", failure=FailureKind.UNREACHABLE),
     ]
     kept, left_out = split_for_update(records)
     assert [r.rollout_id for r, _ in kept] == ["r-good", "r-long", "r-fair"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -175,3 +176,38 @@ def test_from_settings_reads_the_yaml_section_and_picks_the_proposer(tmp_path: P
     with pytest.raises(ValueError, match="beam_width"):
         bad = Settings(_env_file=None, algorithms={"prompt_opt": {"beam_width": 0}})
         PromptOptAlgorithm.from_settings(bad, {}, report, tasks=[])
+
+
+class _SignalInRoundOne(EditProposer):
+    """The offline proposer, but a signal (KeyboardInterrupt, as aspen_rl.lifecycle raises it) arrives while
+    round 1's candidates are made."""
+
+    async def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+
+def test_an_interrupted_search_says_so_in_its_history(tmp_path: Path) -> None:
+    config = PromptOptConfig(beam_width=2, branch_factor=2, rounds=2, train_batch_size=2)
+    resources = {"main_llm": LLM(endpoint="http://127.0.0.1:9/v1", model="toy-model")}
+    report = RunReport(tmp_path / "run-1", Console(file=io.StringIO(), width=120))
+    algorithm = PromptOptAlgorithm(
+        resources,
+        report,
+        config,
+        propose=_SignalInRoundOne(seed=0),
+        prompts_dir=tmp_path / "prompts" / "run-1",
+        seed=0,
+    )
+    tracer = OtelTracer()
+    trainer = Trainer(
+        algorithm=algorithm,
+        n_runners=1,
+        tracer=tracer,
+        runner=LitAgentRunner(tracer=tracer, poll_interval=0.01, interval_jitter=0.0),
+        strategy=SharedMemoryExecutionStrategy(n_runners=1, main_thread="algorithm", poll_interval=0.01),
+    )
+    with contextlib.suppress(KeyboardInterrupt):  # Agent Lightning may end the run cooperatively instead
+        trainer.dev(ToyAgent(), make_tasks("train", 4), val_dataset=make_tasks("val", 3))
+    history = json.loads((tmp_path / "prompts" / "run-1" / "history.json").read_text(encoding="utf-8"))
+    assert history["status"] == "interrupted"
+    assert [r["round"] for r in history["rounds"]] == [0]  # what it measured before the signal is kept

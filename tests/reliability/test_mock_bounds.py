@@ -10,10 +10,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from _support import LiveMock, in_process_transport
+from _support import LiveMock, in_process_transport, repo_env
 from _support.sim import slow_recycle
 
-from aspen_rl.agent.lit_agent import _infrastructure_error
+from aspen_rl.failures import FailureKind, Fault
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
@@ -39,7 +39,8 @@ async def test_a_config_past_the_run_budget_is_the_agents_scored_failure(tmp_pat
     (call,) = trace.calls
     assert not call.ok and "Timeout" in (call.error or "")
     # Not an infrastructure error: the rollout is scored (the agent wrote a config that cannot finish).
-    assert _infrastructure_error(trace) is None
+    assert call.failure is FailureKind.RUN_TIMEOUT and call.failure.fault is Fault.POLICY
+    assert trace.infrastructure_failure is None
 
 
 def test_client_timeout_exceeds_the_mock_budget_by_a_margin() -> None:
@@ -170,3 +171,103 @@ def test_non_loopback_bind_warns() -> None:
     open_warning = bind_warning("0.0.0.0", token_set=False)
     assert open_warning and "WITHOUT authentication" in open_warning
     assert TOKEN_HEADER in (bind_warning("0.0.0.0", token_set=True) or "")
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\n"])
+def test_an_empty_token_is_refused_at_start_up(
+    blank: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from simulator_mock.__main__ import parse_args
+
+    monkeypatch.setenv("SIMULATOR_MOCK_TOKEN", blank)
+    with pytest.raises(SystemExit) as info:
+        parse_args(["--host", "0.0.0.0"])
+    assert info.value.code == 2
+    assert "error:" in capsys.readouterr().err
+    monkeypatch.delenv("SIMULATOR_MOCK_TOKEN")
+    token_file = tmp_path / "token"
+    token_file.write_text(blank, encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        parse_args(["--host", "0.0.0.0", "--token-file", str(token_file)])
+    assert info.value.code == 2
+    assert str(token_file) in capsys.readouterr().err
+    with pytest.raises(ValueError, match="token"):  # embedding the app: refused as well
+        Settings(token=blank)
+
+
+def test_a_live_mock_with_an_empty_token_never_serves(tmp_path: Path) -> None:
+    env = {**repo_env(), "SIMULATOR_MOCK_TOKEN": ""}
+    mock = LiveMock(tmp_path, "--host", "0.0.0.0", env=env)
+    try:
+        assert mock.proc.wait(timeout=60) == 2
+    finally:
+        mock.stop()
+    assert "error:" in mock.log.read_text()
+
+
+def _results_on_disk(folder: Path) -> tuple[int, int]:
+    """(runs with a stored config, bytes) of a results folder."""
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return sum(1 for p in files if p.name.startswith("config_")), sum(p.stat().st_size for p in files)
+
+
+async def test_a_body_that_fails_before_simulating_is_still_counted_and_capped(tmp_path: Path) -> None:
+    """A lone surrogate in ``setup.title`` used to fail with InternalError after the config was stored, so
+    its copy was neither capped nor counted: ``max_runs_kept`` never pruned it."""
+    transport = in_process(tmp_path, max_runs_kept=3, max_stored_input_bytes=2048)
+    config = heater()
+    config["setup"] = {"title": "MARK"}
+    body = json.dumps(config).replace('"MARK"', '"\\ud800"') + " " * 200_000
+    async with httpx.AsyncClient(transport=transport, base_url="http://mock") as http:
+        for _ in range(8):
+            response = await http.post(
+                "/run-aspen-simulation", content=body, headers={"content-type": "application/json"}
+            )
+            answer = response.json()
+            assert (response.status_code, answer["error_code"]) == (201, "MalformedJSON"), answer
+            assert answer["error_message"].startswith("MalformedJSON: setup.title: ")  # the policy's fault
+    runs, size = _results_on_disk(tmp_path / "results")
+    assert runs == 3 and size < 3 * 2048 + 8192
+
+
+async def test_any_failure_after_files_were_written_is_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import simulator_mock.worker as worker
+
+    def broken_workbook(*args: object, **kwargs: object) -> Path:
+        raise RuntimeError("disk trouble")
+
+    monkeypatch.setattr(worker, "write_workbook", broken_workbook)
+    transport = in_process(tmp_path, max_runs_kept=2)
+    async with httpx.AsyncClient(transport=transport, base_url="http://mock") as http:
+        for _ in range(4):
+            answer = (await http.post("/run-aspen-simulation", json=heater())).json()
+            assert answer["error_code"] == "InternalError" and "config_file_path" in answer
+    runs, _ = _results_on_disk(tmp_path / "results")
+    assert runs == 2
+
+
+def test_a_stalled_upload_is_answered_408(tmp_path: Path) -> None:
+    import socket
+
+    from _support import mock_app, serve_in_thread
+
+    app = mock_app(tmp_path / "results", body_timeout_s=0.5)
+    with serve_in_thread(app) as port, socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+        head = (
+            "POST /run-aspen-simulation HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\n"
+            "Content-Length: 1000\r\n\r\n"
+        )
+        sock.sendall(head.encode() + b'{"blocks": [')  # and then nothing more
+        reply = sock.recv(4096).decode()
+    assert reply.startswith("HTTP/1.1 408"), reply[:200]
+
+
+async def test_a_workbook_read_past_its_limit_is_stopped(tmp_path: Path) -> None:
+    transport = in_process(tmp_path, workbook_read_timeout_s=0.001)
+    async with httpx.AsyncClient(transport=transport, base_url="http://mock") as http:
+        run = (await http.post("/run-aspen-simulation", json=heater())).json()
+        response = await http.get("/get-aspen-result", params={"file_path": run["result_file_path"]})
+    assert response.status_code == 422
+    assert "within 0.001 s" in response.json()["error"]

@@ -75,3 +75,36 @@ def test_sub_scores_are_kept_per_rollout_and_averaged_in_the_summary(tmp_path: P
         "numbers.hallucinated": 1.5,
         "targets.met": 2.0,
     }
+
+
+def test_an_interrupted_run_never_calls_an_open_ended_split_complete(tmp_path: Path) -> None:
+    """grpo and prompt_opt decide their rollout count (``None``): stopped by a signal, the split they were
+    running is incomplete, not complete because it has records."""
+    from rich.console import Console
+
+    report = RunReport(tmp_path, Console(file=None, width=120, quiet=True))
+    report.add(RolloutRecord(task_id="t1", split="train"))
+    summary = report.finish(requested={"train": None, "val": None}, interrupted_by="SIGTERM")
+    assert summary["completed_splits"] == []
+    assert summary["incomplete_splits"] == {"train": {"expected": None, "recorded": 1}}
+    assert summary["missing_splits"] == ["val"]
+    finished = RunReport(tmp_path / "done", Console(file=None, width=120, quiet=True))
+    finished.add(RolloutRecord(task_id="t1", split="train"))
+    assert finished.finish(requested={"train": None})["completed_splits"] == ["train"]
+
+
+def test_infrastructure_failures_are_counted_and_left_out_of_the_means(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from aspen_rl.failures import FailureKind
+
+    report = RunReport(tmp_path, Console(file=None, width=120, quiet=True))
+    report.add(RolloutRecord(task_id="t1", reward=RewardScores(total=0.8, completion=1.0)))
+    report.add(RolloutRecord(task_id="t2", status="error", failure=FailureKind.BUSY))
+    report.add(RolloutRecord(task_id="t3", status="error", failure=FailureKind.BAD_CALL))
+    summary = report.finish(requested={"train": 3}, failure="too many infrastructure failures")
+    assert (summary["status"], summary["failure"]) == ("failed", "too many infrastructure failures")
+    assert summary["infrastructure_failures"] == 1
+    train = summary["splits"]["train"]["all"]
+    assert train["total"]["mean"] == pytest.approx(0.4)  # (0.8 + 0) / 2: the busy rollout is left out
+    assert (train["count"], train["errors"], train["infrastructure_failures"]) == (3, 2, 1)

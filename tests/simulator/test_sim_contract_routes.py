@@ -32,7 +32,7 @@ from simulator_mock.workbook import NOT_WRITTEN, sheets, xlsx_bytes
 # ---- the real service's answers -------------------------------------------------------------------
 
 HEALTH = {"status", "timestamp", "aspen_available"}
-HEALTH_EXTRAS = {"simulator", "engine", "version", "workers", "warm"} | {
+HEALTH_EXTRAS = {"simulator", "engine", "version", "workers", "worker_restarts", "warm"} | {
     # load, bounds and the results folder (issue 14)
     "in_flight",
     "cancelled_runs",

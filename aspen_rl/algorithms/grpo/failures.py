@@ -4,55 +4,32 @@ GRPO must not throw away the rollouts the policy ruined: a prompt grown over the
 ``context_length_exceeded``), a rollout over its wall-time cap, tool calls the endpoint cannot read back, a
 tool loop that never ends. Those score 0 and stay in their group, so the group's other rollouts are
 pushed up relative to them. Only failures that say nothing about the policy are left out of the update
-(and counted): the simulator unreachable, a rollout the store/runner lost, the policy endpoint itself
-unreachable or failing, the reward computation crashing.
+(and counted): the simulator unreachable, busy or crashed, a rollout the store/runner lost, the policy
+endpoint itself unreachable or failing, the reward computation crashing.
+
+The decision is the record's typed failure (:attr:`~aspen_rl.records.RolloutRecord.fault`), made where the
+exception was known (the simulator client, the tools, the agent); nothing here reads message text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
+from aspen_rl.failures import Fault
 from aspen_rl.records import RolloutRecord
 
-FailureKind = Literal["policy", "infrastructure"]
 
-INFRASTRUCTURE_MARKERS: tuple[str, ...] = (
-    "SimulatorUnavailable",  # a tool call found the simulator down (``aspen_rl.simulator.errors``)
-    "reward computation failed",  # the agent's own scoring crashed on the simulator's answer
-    "APIConnectionError",  # the policy endpoint could not be reached
-    "InternalServerError",  # the policy endpoint answered 5xx (engine failure)
-)
-"""Substrings of ``RolloutRecord.error`` that mark an error status as an infrastructure failure."""
-
-
-def failure_kind(record: RolloutRecord) -> FailureKind | None:
-    """Classify a finished rollout: None when it ended normally, else whose fault its failure is.
-
-    Rules, in order: status ``ok`` is no failure (its reward stands, whatever it is); ``lost`` (the
-    store/runner never delivered a record) is infrastructure; ``timeout`` is the policy's; an ``error``
-    whose message names an infrastructure failure (``INFRASTRUCTURE_MARKERS``) is infrastructure; every
-    other error (the endpoint refusing an over-long prompt or unreadable tool-call arguments, the agent
-    framework failing on what the model wrote) is the policy's.
-    """
-    if record.status == "ok":
-        return None
-    if record.status == "lost":
-        return "infrastructure"
-    if record.status == "timeout":
-        return "policy"
-    message = record.error or ""
-    if any(marker in message for marker in INFRASTRUCTURE_MARKERS):
-        return "infrastructure"
-    return "policy"
+def failure_kind(record: RolloutRecord) -> Fault | None:
+    """Whose fault a finished rollout's failure is: ``None`` when it ended normally (its reward stands)."""
+    return record.fault
 
 
 def training_reward(record: RolloutRecord) -> float | None:
     """The reward GRPO trains this rollout with: its total, 0 for a policy failure, None to leave it out."""
-    kind = failure_kind(record)
-    if kind == "infrastructure":
+    fault = record.fault
+    if fault is Fault.INFRASTRUCTURE:
         return None
-    return 0.0 if kind == "policy" else record.reward.total
+    return 0.0 if fault is Fault.POLICY else record.reward.total
 
 
 def split_for_update(

@@ -10,7 +10,7 @@ from pathlib import Path
 from statistics import fmean, pstdev
 from typing import Any
 
-from aspen_rl.algorithms.grpo.failures import failure_kind
+from aspen_rl.failures import Fault
 from aspen_rl.records import RolloutRecord
 
 METRICS_FILE = "metrics.jsonl"
@@ -18,23 +18,25 @@ CURVE_FILE = "reward_curve.png"
 
 
 def record_metrics(records: Sequence[RolloutRecord]) -> dict[str, float]:
-    """Reward statistics of a batch of rollouts (all of them, failures scoring 0) and its failure counts.
+    """Reward statistics of a batch of rollouts and its failure counts.
 
-    ``failed_rollouts`` counts the infrastructure failures (left out of the update), ``policy_failures``
-    the rollouts the policy ended in failure (scored 0 and kept), see ``failures.failure_kind``.
+    The means are over the rollouts that say something about the policy (policy failures scoring 0);
+    infrastructure failures are left out of them and counted in ``failed_rollouts``; ``policy_failures``
+    counts the rollouts the policy ended in failure (scored 0 and kept). See :mod:`aspen_rl.failures`.
     """
-    totals = [r.reward.total if r.status == "ok" else 0.0 for r in records]
-    kinds = [failure_kind(r) for r in records]
+    faults = [r.fault for r in records]
+    scored = [r for r, fault in zip(records, faults, strict=True) if fault is not Fault.INFRASTRUCTURE]
+    totals = [r.reward.total if r.status == "ok" else 0.0 for r in scored]
     return {
         "reward_mean": fmean(totals) if totals else 0.0,
         "reward_std": pstdev(totals) if len(totals) > 1 else 0.0,
-        "completion_mean": fmean(r.reward.completion for r in records) if records else 0.0,
-        "tool_efficiency_mean": fmean(r.reward.tool_efficiency for r in records) if records else 0.0,
-        "response_quality_mean": fmean(r.reward.response_quality for r in records) if records else 0.0,
-        "success_rate": fmean(float(r.succeeded) for r in records) if records else 0.0,
+        "completion_mean": fmean(r.reward.completion for r in scored) if scored else 0.0,
+        "tool_efficiency_mean": fmean(r.reward.tool_efficiency for r in scored) if scored else 0.0,
+        "response_quality_mean": fmean(r.reward.response_quality for r in scored) if scored else 0.0,
+        "success_rate": fmean(float(r.succeeded) for r in scored) if scored else 0.0,
         "rollouts": float(len(records)),
-        "failed_rollouts": float(kinds.count("infrastructure")),
-        "policy_failures": float(kinds.count("policy")),
+        "failed_rollouts": float(faults.count(Fault.INFRASTRUCTURE)),
+        "policy_failures": float(faults.count(Fault.POLICY)),
     }
 
 

@@ -196,6 +196,10 @@ class PromptOptAlgorithm(FastAlgorithm):
         )
         try:
             self.result = await search.run(self.seed_prompt(), train, val)
+        except (KeyboardInterrupt, asyncio.CancelledError):  # a signal: history.json says so, not "running"
+            if self.result is not None:
+                self._write(self.result, status="interrupted")
+            raise
         finally:
             self._round_stack.close()
             close = getattr(getattr(self.propose, "critic", None), "close", None)
@@ -204,7 +208,7 @@ class PromptOptAlgorithm(FastAlgorithm):
         result = self.result
         if self.test_dataset:
             result.best.test = await self._run_test(result.best)
-        self._write(result, finished=True)
+        self._write(result, status="finished")
         plot_best_per_round(result, self.prompts_dir / PLOT_FILE)
         self.report.console.print(beam_table(result.beam, "Final beam (chosen on validation)"))
         best_val = result.best.val
@@ -250,7 +254,7 @@ class PromptOptAlgorithm(FastAlgorithm):
             summary.best,
             summary.best_val,
         )
-        self._write(result, finished=False)
+        self._write(result, status="running")
 
     # -- scoring --------------------------------------------------------------------------------
 
@@ -295,11 +299,12 @@ class PromptOptAlgorithm(FastAlgorithm):
             finally:
                 self._on_record = None
 
-    def _write(self, result: SearchResult, *, finished: bool) -> None:
+    def _write(self, result: SearchResult, *, status: str) -> None:
+        """``history.json`` (status ``running``, ``finished``, ``interrupted``) and the best prompt so far."""
         history = history_json(
             result,
             run=self.prompts_dir.name,
-            status="finished" if finished else "running",
+            status=status,
             proposer=self.proposer_name,
             config=self.config.model_dump(mode="json"),
             repeats=self.repeats,

@@ -48,8 +48,12 @@ class CriticError(Exception):
 
 
 def worst_rollouts(records: Sequence[RolloutRecord], k: int) -> list[RolloutRecord]:
-    """The ``k`` lowest-reward records (more tool calls first on equal reward; stable otherwise)."""
-    return sorted(records, key=lambda r: (r.reward.total, -len(r.tool_calls)))[:k]
+    """The ``k`` lowest-reward records (more tool calls first on equal reward; stable otherwise).
+
+    Rollouts the infrastructure failed are no evidence about the prompt: they are never shown to the critic.
+    """
+    judged = [r for r in records if not r.infrastructure_failed]
+    return sorted(judged, key=lambda r: (r.reward.total, -len(r.tool_calls)))[:k]
 
 
 def format_rollouts(records: Sequence[RolloutRecord], requirements: Mapping[str, str]) -> str:

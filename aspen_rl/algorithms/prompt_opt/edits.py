@@ -173,8 +173,10 @@ OPERATORS_BY_NAME = {op.name: op for op in OPERATORS}
 
 
 def symptom_counts(records: Sequence[RolloutRecord]) -> dict[str, int]:
-    """For each rule key, how many of ``records`` show the symptom the rule addresses."""
-    return {rule.key: sum(1 for r in records if rule.shows_symptom(r)) for rule in RULES}
+    """For each rule key, how many of ``records`` show the symptom the rule addresses (rollouts the
+    infrastructure failed show nothing about the prompt and are not counted)."""
+    judged = [r for r in records if not r.infrastructure_failed]
+    return {rule.key: sum(1 for r in judged if rule.shows_symptom(r)) for rule in RULES}
 
 
 def rank_operators(

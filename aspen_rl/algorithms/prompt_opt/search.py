@@ -31,27 +31,35 @@ SPLITS = ("train", "val")
 
 @dataclass
 class Evaluation:
-    """A candidate's rollouts on one split: mean reward, mean tool calls, per tier, and the records."""
+    """A candidate's rollouts on one split: mean reward, mean tool calls, per tier, and the records.
+
+    Means are over the rollouts that say something about the prompt: infrastructure failures (the
+    simulator or the model endpoint failing) are left out of them and counted in ``infrastructure_failures``.
+    """
 
     split: str
     score: float
     tool_calls: float
     n: int
+    infrastructure_failures: int = 0
     tasks: list[str] = field(default_factory=list)
     tiers: dict[str, dict[str, float]] = field(default_factory=dict)
     records: list[RolloutRecord] = field(default_factory=list, repr=False)
 
     @classmethod
     def from_records(cls, split: str, records: Sequence[RolloutRecord]) -> Evaluation:
-        """Aggregate rollout records (a lost or failed rollout counts with its reward, 0)."""
+        """Aggregate rollout records (a rollout the policy failed counts with its reward, 0; one the
+        infrastructure failed is left out and counted)."""
+        scored = [r for r in records if not r.infrastructure_failed]
         by_tier: dict[str, list[RolloutRecord]] = defaultdict(list)
-        for record in records:
+        for record in scored:
             by_tier[record.difficulty or "unknown"].append(record)
         return cls(
             split=split,
-            score=_mean([r.reward.total for r in records]),
-            tool_calls=_mean([len(r.tool_calls) for r in records]),
-            n=len(records),
+            score=_mean([r.reward.total for r in scored]),
+            tool_calls=_mean([len(r.tool_calls) for r in scored]),
+            n=len(scored),
+            infrastructure_failures=len(records) - len(scored),
             tasks=list(dict.fromkeys(r.task_id for r in records)),
             tiers={
                 tier: {
@@ -70,6 +78,7 @@ class Evaluation:
             "score": self.score,
             "tool_calls": self.tool_calls,
             "n": self.n,
+            "infrastructure_failures": self.infrastructure_failures,
             "tasks": self.tasks,
             "tiers": self.tiers,
         }

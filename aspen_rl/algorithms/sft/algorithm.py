@@ -41,11 +41,21 @@ def ensure_demonstrations(config: SFTConfig) -> list[dict[str, Any]]:
     return demos
 
 
-def run_sft(config: SFTConfig, *, model: Any = None, tokenizer: Any = None) -> Path:
-    """Train on the demonstrations and save; returns the checkpoint directory."""
+def run_sft(
+    config: SFTConfig, *, model: Any = None, tokenizer: Any = None, resume: str | Path | None = None
+) -> Path:
+    """Train on the demonstrations (continuing the checkpoint ``resume`` names) and save; returns the
+    checkpoint directory.
+
+    Raises:
+        FileNotFoundError: ``resume`` names no checkpoint.
+        ValueError: the checkpoint does not fit this run (``ResumeMismatch``).
+    """
+    from aspen_rl.algorithms.sft.checkpoint import resolve_resume
     from aspen_rl.algorithms.sft.data import transcript_rows
     from aspen_rl.algorithms.sft.trainer import SFTTrainer
 
+    checkpoint = resolve_resume(resume) if resume is not None else None  # before anything heavy
     demos = ensure_demonstrations(config)
     trainer = SFTTrainer(config, model=model, tokenizer=tokenizer)
     prompt = Path(config.system_prompt).read_text(encoding="utf-8") if config.system_prompt else None
@@ -58,5 +68,5 @@ def run_sft(config: SFTConfig, *, model: Any = None, tokenizer: Any = None) -> P
         max_length=config.max_length,
     )
     logger.info("sft: %d demonstrations -> %d rows", len(demos), len(rows))
-    trainer.train(rows)
+    trainer.train(rows, resume=checkpoint)
     return trainer.save()

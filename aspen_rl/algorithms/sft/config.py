@@ -92,6 +92,13 @@ class SFTConfig(BaseModel):
     output_dir: str = Field("models/sft", description="Root of checkpoints: <output_dir>/<run_name>/.")
     run_name: str = Field("sft", description="Name of the run.")
     log_every: int = Field(10, gt=0, description="Log the loss every k optimiser updates.")
+    save_every: int = Field(
+        50,
+        ge=0,
+        description="Write a resumable checkpoint to <output_dir>/<run_name>-checkpoints/step_<n>/ every k "
+        "updates (0: only when a signal stops the run); --resume continues from one.",
+    )
+    keep_checkpoints: int = Field(2, ge=1, description="Resumable checkpoints kept (the newest).")
 
 
 def _describe(error: ValidationError) -> str:

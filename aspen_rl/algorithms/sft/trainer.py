@@ -1,7 +1,13 @@
-"""Supervised fine-tuning on demonstration rows: masked next-token cross-entropy, AdamW, a saved model."""
+"""Supervised fine-tuning on demonstration rows: masked next-token cross-entropy, AdamW, a saved model.
+
+Checkpoints every ``save_every`` updates (:mod:`aspen_rl.algorithms.sft.checkpoint`, written atomically),
+resumes from one, and saves where it stands when a signal (SIGINT / SIGTERM, raised as ``KeyboardInterrupt``
+by :mod:`aspen_rl.lifecycle`) stops it between updates.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -22,11 +28,25 @@ from aspen_rl.algorithms.grpo.model import (
 )
 from aspen_rl.algorithms.grpo.row_batch import collate
 from aspen_rl.algorithms.grpo.types import TrajectoryRow
+from aspen_rl.algorithms.sft.checkpoint import (
+    OPTIMIZER_FILE,
+    POSITION_FILE,
+    STATE_FILE,
+    TRAINABLE_FILE,
+    checkpoints_root,
+    prune,
+    write_dir_atomically,
+    write_state,
+)
 from aspen_rl.algorithms.sft.config import SFTConfig
 
 logger = logging.getLogger(__name__)
 
-STATE_FILE = "sft_state.json"
+__all__ = ["STATE_FILE", "ResumeMismatch", "SFTTrainer", "load_base"]
+
+
+class ResumeMismatch(ValueError):
+    """A checkpoint that does not fit this run (other rows or another number of updates)."""
 
 
 def load_base(config: SFTConfig) -> tuple[torch.nn.Module, Any]:
@@ -101,8 +121,19 @@ class SFTTrainer:
         logprobs = selective_logprobs(logits, batch.input_ids[:, 1:])
         return -(logprobs * batch.loss_mask).sum(), int(batch.loss_mask.sum().item())
 
-    def train(self, rows: Sequence[TrajectoryRow]) -> list[dict[str, float]]:
-        """Run ``config.epochs`` passes over ``rows``; returns the logged metrics."""
+    @property
+    def checkpoints_dir(self) -> Path:
+        """Where this run's resumable checkpoints go."""
+        return checkpoints_root(self.config.output_dir, self.config.run_name)
+
+    def train(self, rows: Sequence[TrajectoryRow], *, resume: Path | None = None) -> list[dict[str, float]]:
+        """Run ``config.epochs`` passes over ``rows`` (continuing ``resume``); returns the logged metrics.
+
+        Raises:
+            ResumeMismatch: ``resume`` was made on other rows or for another number of updates.
+            KeyboardInterrupt: A signal stopped the run; what it had done was saved first (when the signal
+                came between two updates) into :attr:`checkpoints_dir`.
+        """
         if not rows:
             raise ValueError("no training rows: no demonstration has an assistant turn")
         cfg = self.config
@@ -110,56 +141,135 @@ class SFTTrainer:
         total = max(1, math.ceil(per_epoch * cfg.epochs))
         rng = random.Random(cfg.seed)
         order: list[int] = []
+        if resume is not None:
+            rng, order = self._restore(resume, n_rows=len(rows), total=total)
         self.model.train()
         disable_dropout(self.model)
-        for update in range(total):
-            if len(order) < cfg.batch_size:
-                fresh = list(range(len(rows)))
-                rng.shuffle(fresh)
-                order.extend(fresh)
-            chosen = [rows[i] for i in order[: cfg.batch_size]]
-            del order[: cfg.batch_size]
-            n_tokens = sum(r.num_loss_tokens for r in chosen)
-            for group in self.optimizer.param_groups:
-                group["lr"] = cfg.learning_rate * self._lr_factor(update, total)
-            self.optimizer.zero_grad(set_to_none=True)
-            summed = 0.0
-            for start in range(0, len(chosen), cfg.micro_batch_size):
-                nll, _ = self.loss(chosen[start : start + cfg.micro_batch_size])
-                (nll / max(n_tokens, 1)).backward()
-                summed += float(nll.item())
-            grad_norm = torch.nn.utils.clip_grad_norm_(self.params, cfg.max_grad_norm)
-            self.optimizer.step()
-            self.updates += 1
-            if self.updates % cfg.log_every == 0 or update == total - 1:
-                entry = {
-                    "update": float(self.updates),
-                    "loss": summed / max(n_tokens, 1),
-                    "grad_norm": float(grad_norm),
-                    "lr": self.optimizer.param_groups[0]["lr"],
-                }
-                self.history.append(entry)
-                logger.info("sft update %d/%d: loss %.4f", self.updates, total, entry["loss"])
+        position = (rng.getstate(), list(order))  # where the shuffling stood after update `self.updates`
+        stepping = False
+        try:
+            for update in range(self.updates, total):
+                position = (rng.getstate(), list(order))
+                if len(order) < cfg.batch_size:
+                    fresh = list(range(len(rows)))
+                    rng.shuffle(fresh)
+                    order.extend(fresh)
+                chosen = [rows[i] for i in order[: cfg.batch_size]]
+                del order[: cfg.batch_size]
+                n_tokens = sum(r.num_loss_tokens for r in chosen)
+                for group in self.optimizer.param_groups:
+                    group["lr"] = cfg.learning_rate * self._lr_factor(update, total)
+                self.optimizer.zero_grad(set_to_none=True)
+                summed = 0.0
+                for start in range(0, len(chosen), cfg.micro_batch_size):
+                    nll, _ = self.loss(chosen[start : start + cfg.micro_batch_size])
+                    (nll / max(n_tokens, 1)).backward()
+                    summed += float(nll.item())
+                grad_norm = torch.nn.utils.clip_grad_norm_(self.params, cfg.max_grad_norm)
+                stepping = True  # weights half-updated until the count says the update is done
+                self.optimizer.step()
+                self.updates += 1
+                stepping = False
+                position = (rng.getstate(), list(order))
+                if self.updates % cfg.log_every == 0 or update == total - 1:
+                    entry = {
+                        "update": float(self.updates),
+                        "loss": summed / max(n_tokens, 1),
+                        "grad_norm": float(grad_norm),
+                        "lr": self.optimizer.param_groups[0]["lr"],
+                    }
+                    self.history.append(entry)
+                    logger.info("sft update %d/%d: loss %.4f", self.updates, total, entry["loss"])
+                if cfg.save_every and self.updates % cfg.save_every == 0 and self.updates < total:
+                    self.save_checkpoint(total, len(rows), position)
+        except KeyboardInterrupt:
+            if stepping:
+                logger.warning("sft stopped inside an optimiser step: the last checkpoint stands")
+            elif self.updates:
+                path = self.save_checkpoint(total, len(rows), position)
+                logger.warning(
+                    "sft stopped at update %d/%d; saved %s (resume with --resume)", self.updates, total, path
+                )
+            raise
         self.model.eval()
         return self.history
+
+    def save_checkpoint(self, total: int, n_rows: int, position: tuple[Any, list[int]]) -> Path:
+        """Write ``step_<updates>`` (atomically) under :attr:`checkpoints_dir`; keep the newest few."""
+        from aspen_rl.algorithms.grpo.checkpoint import rng_state
+
+        trainable = {n: p.detach().cpu() for n, p in self.model.named_parameters() if p.requires_grad}
+        state = {
+            "updates": self.updates,
+            "total": total,
+            "rows": n_rows,
+            "history": self.history,
+            "config": self.config.model_dump(),
+        }
+
+        def write(directory: Path) -> None:
+            torch.save(trainable, directory / TRAINABLE_FILE)
+            torch.save(self.optimizer.state_dict(), directory / OPTIMIZER_FILE)
+            torch.save(
+                {"rng": rng_state(), "shuffle": position[0], "order": position[1]}, directory / POSITION_FILE
+            )
+            write_state(directory, state)  # last: its presence marks a complete checkpoint
+
+        target = write_dir_atomically(self.checkpoints_dir / f"step_{self.updates}", write)
+        prune(self.checkpoints_dir, self.config.keep_checkpoints)
+        return target
+
+    def _restore(self, path: Path, *, n_rows: int, total: int) -> tuple[random.Random, list[int]]:
+        """Load a checkpoint into the model and optimizer; returns the shuffling position."""
+        from aspen_rl.algorithms.grpo.checkpoint import set_rng_state
+
+        state = json.loads((path / STATE_FILE).read_text(encoding="utf-8"))
+        if (state["rows"], state["total"]) != (n_rows, total):
+            raise ResumeMismatch(
+                f"--resume {path}: made on {state['rows']} rows for {state['total']} updates; this run has "
+                f"{n_rows} rows for {total} updates (same demonstrations, epochs and batch size needed)"
+            )
+        weights = torch.load(path / TRAINABLE_FILE, map_location=self.device)
+        trainable = {n for n, p in self.model.named_parameters() if p.requires_grad}
+        if set(weights) != trainable:
+            raise ResumeMismatch(
+                f"--resume {path}: its trainable weights are not this model's (LoRA or not?)"
+            )
+        self.model.load_state_dict(weights, strict=False)
+        self.optimizer.load_state_dict(torch.load(path / OPTIMIZER_FILE, map_location=self.device))
+        position = torch.load(path / POSITION_FILE, weights_only=False)
+        set_rng_state(position["rng"])
+        rng = random.Random()
+        rng.setstate(position["shuffle"])
+        self.updates, self.history = int(state["updates"]), list(state["history"])
+        logger.info("sft resumed from %s at update %d/%d", path, self.updates, total)
+        return rng, list(position["order"])
 
     def save(self, path: str | Path | None = None) -> Path:
         """Write a checkpoint that ``--algorithm grpo --model <path>`` and the model server load directly.
 
         LoRA adapters are merged into the weights, so the directory holds a plain ``save_pretrained`` model
-        and its tokenizer (chat template included), plus ``sft_state.json`` (config and loss history).
+        and its tokenizer (chat template included), plus ``sft_state.json`` (config and loss history). It is
+        written beside its target and renamed into place (a run killed while saving leaves the previous
+        directory, never half of one); the run's intermediate checkpoints are removed afterwards.
         """
         cfg = self.config
         out = Path(path) if path is not None else Path(cfg.output_dir) / cfg.run_name
-        out.mkdir(parents=True, exist_ok=True)
         model = self.model
         if is_peft_model(model):
             import copy
 
             model = copy.deepcopy(model).merge_and_unload()  # type: ignore[operator]
-        model.save_pretrained(out)  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
-        if self.tokenizer is not None:
-            self.tokenizer.save_pretrained(out)
         state = {"config": cfg.model_dump(), "updates": self.updates, "history": self.history}
-        (out / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+        def write(directory: Path) -> None:
+            model.save_pretrained(directory)  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
+            if self.tokenizer is not None:
+                self.tokenizer.save_pretrained(directory)
+            write_state(directory, state)
+
+        write_dir_atomically(out, write)
+        prune(self.checkpoints_dir, 0)
+        with contextlib.suppress(OSError):
+            self.checkpoints_dir.rmdir()
         return out
