@@ -77,13 +77,13 @@ def plot_best_per_round(result: SearchResult, path: Path) -> Path:
         sum(val.score for i in r.beam if (val := by_id[i].val)) / max(1, len(r.beam)) for r in result.rounds
     ]
     fig, ax = plt.subplots(figsize=(max(4.0, 0.8 * len(rounds) + 3), 3.4))
-    ax.plot(rounds, best, marker="o", label="best (val)")
-    ax.plot(rounds, beam_mean, marker="s", linestyle="--", alpha=0.7, label="beam mean (val)")
+    ax.plot(rounds, best, marker="o", label="best candidate's val mean")
+    ax.plot(rounds, beam_mean, marker="s", linestyle="--", alpha=0.7, label="beam average of val means")
     ax.set_xticks(rounds)
     ax.set_xlabel("round (0 = seed prompt)")
     ax.set_ylabel("mean total reward")
     ax.set_ylim(-0.05, 1.05)
-    ax.set_title("Prompt search: validation score per round")
+    ax.set_title("Prompt search: validation mean per round")
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     fig.tight_layout()
