@@ -12,7 +12,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from _support import LiveMock, alive, descendants, free_port, processes_mentioning, repo_env
+from _support import LiveMock, alive, descendants, processes_mentioning, repo_env
 
 pytestmark = pytest.mark.slow
 SURVIVAL_S = 15.0
@@ -27,7 +27,7 @@ def _kill_all(processes: list[psutil.Process]) -> None:
 
 def test_sigkill_of_the_trainer_leaves_nothing_running(tmp_path: Path) -> None:
     output_dir = tmp_path / "run"
-    env = repo_env(ASPEN_SIMULATOR_URL=f"http://127.0.0.1:{free_port()}")  # nothing there: mock started
+    env = repo_env()  # no simulator named: the run starts its own mock
     cmd = [sys.executable, "-m", "aspen_rl.train", "--mode", "dev", "--n-runners", "2", "--seed", "0"]
     cmd += ["--limit", "4", "--repeats", "10", "--output-dir", str(output_dir)]
     proc = subprocess.Popen(
