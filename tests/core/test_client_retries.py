@@ -196,3 +196,27 @@ def test_bad_client_arguments_name_the_parameter() -> None:
         SimulatorClient("localhost:8002")
     with pytest.raises(ValueError, match="format must be one of"):
         asyncio.run(SimulatorClient().get_schema("base", format="xml"))
+
+
+async def test_the_real_services_html_500_on_the_run_route_is_the_infrastructures_fault() -> None:
+    """The real service answers an HTML 500 when COM start or SaveAs fails outside its try (Flask's default
+    error page): the tool records a server error, the infrastructure's, so the rollout is left out."""
+    import json
+
+    from aspen_rl.tools import build_tools
+    from aspen_rl.trace import RunTrace
+
+    app = FastAPI()
+
+    @app.post("/run-aspen-simulation")
+    async def run() -> Response:
+        page = "<!doctype html><title>500 Internal Server Error</title><h1>Internal Server Error</h1>"
+        return Response(page, status_code=500, media_type="text/html")
+
+    async with client_for(app) as client:
+        trace = RunTrace()
+        _, run_simulation, _ = build_tools(client, trace)
+        await run_simulation(config=json.dumps({"blocks": []}))
+    (call,) = trace.calls
+    assert not call.ok and call.failure is FailureKind.SERVER_ERROR and call.failure.is_infrastructure
+    assert trace.infrastructure_failure is call
