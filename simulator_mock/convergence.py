@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from simulator_mock.errors import ConvergenceError, UnsupportedOptionError
+from simulator_mock.errors import ConvergenceError, SchemaValidationError, UnsupportedOptionError
+
+ASPEN_CONV_OPTIONS = frozenset(
+    """tol trace traceopt comps state flash update variterhist tear_method spec_method mspec_method
+    comb_method opt_method spec_loop user_loop tear_weight loop_weight affect checkseq tear_var weg_maxit
+    weg_wait accelerate naccelerate weg_qmin weg_qmax dir_maxit sec_maxit step_siz sec_xtol xfinal bracket
+    stop br_maxit br_xtol br_wait new_maxit new_maxpass new_wait new_xtol opt_n_jac red_factor reinit
+    sqp_maxit sqp_maxpass const_iter maxlspass nlimit sqp_tol sqp_wait sqp_qmin sqp_qmax boby_maxit
+    nconditions init_region final_region initpref prefgrowi prefgrowf eqpentyp ineqpentyp penscl""".split()  # noqa: SIM905
+)
+"""The ``conv_options`` the real service's convergence document names (Aspen's convergence defaults).
+The mock simulates tol, tear_method, weg_maxit, dir_maxit, weg_qmin and weg_qmax; the others tune
+Aspen's numerics and are accepted and ignored. Any other key is refused: a misspelt ``weg_maxitt`` would
+otherwise be ignored silently and the loop run with Aspen's 30 iterations."""
 
 
 @dataclass(frozen=True)
@@ -33,9 +47,18 @@ class ConvergenceSettings:
 
         Raises:
             UnsupportedOptionError: a tear method other than WEGSTEIN or DIRECT.
+            SchemaValidationError: a conv_options key Aspen does not have (a typo).
         """
         section = config.get("convergence") or {}
         options = section.get("conv_options") or {}
+        for key in options:
+            if key not in ASPEN_CONV_OPTIONS:
+                close = difflib.get_close_matches(str(key), sorted(ASPEN_CONV_OPTIONS), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise SchemaValidationError(
+                    f"convergence.conv_options.{key}: not a convergence option of Aspen's (the real "
+                    f"service's convergence document names tol, tear_method, weg_maxit, dir_maxit, ...){hint}"
+                )
         method = options.get("tear_method", cls.method)
         if method not in ("WEGSTEIN", "DIRECT"):
             raise UnsupportedOptionError(

@@ -74,3 +74,17 @@ def test_time_budget_stops_a_long_run() -> None:
         run_config(recycle("DIRECT"), time_limit_s=1e-9)
     assert (info.value.error_type, info.value.status) == ("Timeout", 422)
     assert "time limit" in info.value.message
+
+
+def test_a_misspelt_convergence_option_is_refused_and_aspens_other_options_are_accepted() -> None:
+    """``weg_maxitt`` used to pass silently (the loop ran with Aspen's 30 iterations); Aspen's options the
+    mock does not simulate (``trace``, ``br_maxit``) tune Aspen's numerics and are accepted."""
+    config = recycle()
+    config["convergence"]["conv_options"]["weg_maxitt"] = 5
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert info.value.error_type == "SchemaValidationError" and info.value.status == 400
+    assert "convergence.conv_options.weg_maxitt" in info.value.message and "'weg_maxit'" in info.value.message
+    config["convergence"]["conv_options"].pop("weg_maxitt")
+    config["convergence"]["conv_options"].update(trace=1, br_maxit=50)
+    assert_closed(run_config(config))
