@@ -32,7 +32,7 @@ KMOL_HR = 1000.0 / 3600.0  # mol/s per kmol/hr
 def pump_at_75_percent(monkeypatch: pytest.MonkeyPatch) -> None:
     """The real schema has no pump efficiency (Aspen's default curve applies); the physics checks below
     fix it at 75 % so that their reference values hold."""
-    import simulator_mock.blocks.pressure_changers as pressure_changers
+    import simulator_mock.flowsheet.blocks.pressure_changers as pressure_changers
 
     monkeypatch.setattr(pressure_changers, "pump_efficiency", lambda flow_m3_hr: 0.75)
 
@@ -524,7 +524,7 @@ def test_process_train_of_four_units() -> None:
 
 
 def test_radfrac_newton_method_agrees_with_bubble_point_method(monkeypatch: pytest.MonkeyPatch) -> None:
-    import simulator_mock.blocks.column_solver as solver
+    import simulator_mock.flowsheet.blocks.column_solver as solver
 
     by_bubble_point = run_config(column())
     monkeypatch.setattr(solver, "BUBBLE_POINT_ITERATIONS", 0)
@@ -541,7 +541,7 @@ def test_radfrac_newton_method_agrees_with_bubble_point_method(monkeypatch: pyte
 
 def test_radfrac_sharp_split_falls_back_to_newton() -> None:
     """25 stages, reflux 1, D/F 0.5: a pinched, very sharp split the bubble-point method cannot finish."""
-    import simulator_mock.blocks.column_solver as solver
+    import simulator_mock.flowsheet.blocks.column_solver as solver
 
     results = run_config(column(stages=25, feed_stage=12, reflux=1.0, d_to_f=0.5))
     assert_closed(results)

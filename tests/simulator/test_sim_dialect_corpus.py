@@ -35,7 +35,7 @@ from simulator_mock.examples import (
     shortcut_column,
     tp,
 )
-from simulator_mock.schema_registry import validate_config
+from simulator_mock.flowsheet.schema_registry import validate_config
 
 Config = dict[str, Any]
 
@@ -753,7 +753,7 @@ def test_stream_data_is_checked_with_the_flow_per_component() -> None:
 
 
 def test_pump_and_compressor_use_aspen_default_efficiencies() -> None:
-    from simulator_mock.blocks.pressure_changers import pump_efficiency
+    from simulator_mock.flowsheet.blocks.pressure_changers import pump_efficiency
 
     results = run_config(VALID["pump to 10 bar"]())
     block = results["blocks"]["B1"]
@@ -764,7 +764,7 @@ def test_pump_and_compressor_use_aspen_default_efficiencies() -> None:
 
 
 def test_pump_efficiency_curve_shape() -> None:
-    from simulator_mock.blocks.pressure_changers import pump_efficiency
+    from simulator_mock.flowsheet.blocks.pressure_changers import pump_efficiency
 
     small, large = pump_efficiency(1.0), pump_efficiency(1000.0)
     assert small == pytest.approx(pump_efficiency(5.0))  # below 50 gpm: clamped
