@@ -10,17 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from simulator_mock import SimulationError, run_config
-from simulator_mock.examples import (
-    MIXER_DEFAULTS,
-    column,
-    feed,
-    flash_drum,
-    heater,
-    pump,
-    recycle,
-    shortcut_column,
-    valve,
-)
+from simulator_mock.examples import column, flash_drum, heater, pump, recycle, shortcut_column, valve
+from simulator_mock.flowsheet.builders import MIXER_DEFAULTS, feed
 
 Mutation = Callable[[dict[str, Any]], None]
 

@@ -12,9 +12,7 @@ from simulator_mock import run_config
 from simulator_mock.examples import (
     column,
     combustion,
-    component,
     compressor,
-    feed,
     flash_drum,
     heat_exchanger,
     heater,
@@ -24,6 +22,7 @@ from simulator_mock.examples import (
     shortcut_column,
     valve,
 )
+from simulator_mock.flowsheet.builders import component, feed
 
 KMOL_HR = 1000.0 / 3600.0  # mol/s per kmol/hr
 
@@ -93,7 +92,7 @@ def _iapws_liquid(T: float, P: float) -> object:
 
 
 def _water_line(P_in_bar: float, P_out_bar: float, block_type: str) -> dict:
-    from simulator_mock.examples import VALVE_DEFAULTS, WATER, feed, flowsheet
+    from simulator_mock.flowsheet.builders import VALVE_DEFAULTS, WATER, feed, flowsheet
 
     spec = (
         {"SPEC_DATA": {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", "PRES_VALUE": P_out_bar, "PRES_UNITS": "bar"}}
@@ -222,7 +221,7 @@ def test_heatx_temperature_cross_is_an_error() -> None:
 
 
 def _n2_heats_water(T_hot_in: float, T_hot_out: float) -> dict:
-    from simulator_mock.examples import NITROGEN, WATER, feed, flowsheet
+    from simulator_mock.flowsheet.builders import NITROGEN, WATER, feed, flowsheet
 
     return flowsheet(
         "N2 raises steam",

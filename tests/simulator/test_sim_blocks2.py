@@ -11,7 +11,16 @@ import pytest
 from _support.sim import assert_closed
 
 from simulator_mock import SimulationError, run_config
-from simulator_mock.examples import BENZENE, METHANOL, NITROGEN, OXYGEN, TOLUENE, WATER, feed, flowsheet
+from simulator_mock.flowsheet.builders import (
+    BENZENE,
+    METHANOL,
+    NITROGEN,
+    OXYGEN,
+    TOLUENE,
+    WATER,
+    feed,
+    flowsheet,
+)
 from simulator_mock.flowsheet.schema_registry import validate_config
 from simulator_mock.flowsheet.workbook import sheets
 

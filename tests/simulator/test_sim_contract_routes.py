@@ -22,9 +22,9 @@ import pytest
 from _support import in_process_client
 from fastapi.testclient import TestClient
 from openpyxl import Workbook, load_workbook
-from reactor_configs import feed, powerlaw, rcstr_data, reactor_config, rplug_data
 
 from simulator_mock import examples, run_config
+from simulator_mock.flowsheet.builders import feed, powerlaw, rcstr_data, reactor_config, rplug_data
 from simulator_mock.flowsheet.schema_registry import BLOCK_TYPES
 from simulator_mock.flowsheet.workbook import NOT_WRITTEN, sheets, xlsx_bytes
 from simulator_mock.service.settings import Settings

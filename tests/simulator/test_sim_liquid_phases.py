@@ -11,7 +11,7 @@ import pytest
 from _support.sim import assert_closed
 
 from simulator_mock import run_config
-from simulator_mock.examples import BENZENE, VALVE_DEFAULTS, WATER, feed, flowsheet, tp
+from simulator_mock.flowsheet.builders import BENZENE, VALVE_DEFAULTS, WATER, feed, flowsheet, tp
 from simulator_mock.flowsheet.workbook import LIQUID_LIQUID_ROWS, sheets
 from simulator_mock.properties.property_package import get_property_package
 

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 from _support.sim import assert_closed
-from reactor_configs import feed, powerlaw, rcstr_data, reactor_config, rplug_data
 
 from simulator_mock import SimulationError, run_config
+from simulator_mock.flowsheet.builders import feed, powerlaw, rcstr_data, reactor_config, rplug_data
 from simulator_mock.flowsheet.kinetics import PhaseComposition, Reaction, net_rate
 from simulator_mock.flowsheet.workbook import sheets
 
