@@ -23,6 +23,7 @@ from simulator_mock.flowsheet.builders import (
     feed,
     flowsheet,
     powerlaw,
+    radfrac_data,
     rcstr_data,
     tp,
 )
@@ -344,7 +345,7 @@ def column(
 ) -> Config:
     """Methanol/water 50/50 in a RadFrac column at 1 atm (NRTL); total (LD(OUT)) or partial-vapour
     (VD(OUT)) condenser."""
-    d_port, d_phase = ("LD(OUT)", "L") if condenser == "TOTAL" else ("VD(OUT)", "V")
+    d_port = "LD(OUT)" if condenser == "TOTAL" else "VD(OUT)"
     return flowsheet(
         "Methanol-water column",
         [METHANOL, WATER],
@@ -352,46 +353,7 @@ def column(
         {"C1": "RadFrac"},
         {"C1": {"FEED-1": "F(IN)", "DIST-1": d_port, "BTMS-1": "B(OUT)"}},
         {"FEED-1": feed(60.0, 1.2, {"MEOH": 50.0, "WATER": 50.0})},
-        blocks_RadFrac_data={
-            "C1": {
-                "CONFIG_DATA": {
-                    "CALC_MODE": "EQUILIBRIUM",
-                    "NSTAGE": stages,
-                    "CONDENSER": condenser,
-                    "REBOILER": "KETTLE",
-                    "CONV_METH": "STANDARD",
-                    "NO_PHASE": 2,
-                    "BLKOPFREWAT": "NO",
-                    "OP_SPEC": [
-                        {"BASIS_RR_VALUE": reflux, "BASIS_RR_BASIS": "MOLE"},
-                        {"DF_VALUE": d_to_f, "DF_BASIS": "MOLE"},
-                    ],
-                },
-                "FEED_STAGE_DATA": [
-                    {"FEED_STAGE": "FEED-1", "FEED_STAGE_VALUE": feed_stage, "FEED_CONVEN": "ABOVE-STAGE"}
-                ],
-                "PROD_STAGE_DATA": [
-                    {"PROD_STAGE": "DIST-1", "PROD_STAGE_VALUE": 1, "PROD_PHASE": d_phase},
-                    {"PROD_STAGE": "BTMS-1", "PROD_STAGE_VALUE": stages, "PROD_PHASE": "L"},
-                ],
-                "PRES_DATA": {
-                    "VIEW_PRES": "TOP/BOTTOM",
-                    "STAGE_PRES": [
-                        {
-                            "PRES1_VALUE": 1.01325,
-                            "PRES1_UNITS": "bar",
-                            "OPT_PRES_TOP": "DP-COND",
-                            "DP_COND_VALUE": 0,
-                            "DP_COND_UNITS": "bar",
-                            "OPT_PRES": "DP-STAGE",
-                            "DP_STAGE_VALUE": 0,
-                            "DP_STAGE_UNITS": "bar",
-                        }
-                    ],
-                },
-                "CONDENSER_DATA": {"OPT_COND_SPC": "VFRAC", "SC_OPTION": "REFLUX-AND-DISTILLATE"},
-            }
-        },
+        blocks_RadFrac_data={"C1": radfrac_data(stages, feed_stage, reflux, d_to_f, condenser=condenser)},
     )
 
 

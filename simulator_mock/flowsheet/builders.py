@@ -94,6 +94,65 @@ def flowsheet(
     }
 
 
+def radfrac_data(
+    stages: int,
+    feed_stage: int,
+    reflux: float,
+    d_to_f: float,
+    ports: tuple[str, str, str] = ("FEED-1", "DIST-1", "BTMS-1"),
+    condenser: str = "TOTAL",
+    top_pressure: tuple[float, str] = (1.01325, "bar"),
+) -> dict[str, Any]:
+    """RadFrac in rating mode: ``stages`` equilibrium stages (condenser 1, kettle reboiler last), the feed
+    above ``feed_stage``, molar reflux ratio and distillate-to-feed ratio, no pressure drop below the top
+    pressure. ``ports`` names the feed, distillate and bottoms streams; the distillate is liquid with a TOTAL
+    condenser, vapour otherwise."""
+    feed_stream, distillate, bottoms = ports
+    top_value, top_units = top_pressure
+    return {
+        "CONFIG_DATA": {
+            "CALC_MODE": "EQUILIBRIUM",
+            "NSTAGE": stages,
+            "CONDENSER": condenser,
+            "REBOILER": "KETTLE",
+            "CONV_METH": "STANDARD",
+            "NO_PHASE": 2,
+            "BLKOPFREWAT": "NO",
+            "OP_SPEC": [
+                {"BASIS_RR_VALUE": reflux, "BASIS_RR_BASIS": "MOLE"},
+                {"DF_VALUE": d_to_f, "DF_BASIS": "MOLE"},
+            ],
+        },
+        "FEED_STAGE_DATA": [
+            {"FEED_STAGE": feed_stream, "FEED_STAGE_VALUE": feed_stage, "FEED_CONVEN": "ABOVE-STAGE"}
+        ],
+        "PROD_STAGE_DATA": [
+            {
+                "PROD_STAGE": distillate,
+                "PROD_STAGE_VALUE": 1,
+                "PROD_PHASE": "L" if condenser == "TOTAL" else "V",
+            },
+            {"PROD_STAGE": bottoms, "PROD_STAGE_VALUE": stages, "PROD_PHASE": "L"},
+        ],
+        "PRES_DATA": {
+            "VIEW_PRES": "TOP/BOTTOM",
+            "STAGE_PRES": [
+                {
+                    "PRES1_VALUE": top_value,
+                    "PRES1_UNITS": top_units,
+                    "OPT_PRES_TOP": "DP-COND",
+                    "DP_COND_VALUE": 0,
+                    "DP_COND_UNITS": "bar",
+                    "OPT_PRES": "DP-STAGE",
+                    "DP_STAGE_VALUE": 0,
+                    "DP_STAGE_UNITS": "bar",
+                }
+            ],
+        },
+        "CONDENSER_DATA": {"OPT_COND_SPC": "VFRAC", "SC_OPTION": "REFLUX-AND-DISTILLATE"},
+    }
+
+
 def powerlaw(
     reactype: str = "KINETIC",
     k: float = 0.05,
