@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
 import os
-from typing import Any
+
+from aspen_rl._lazy import lazy_exports
 
 # Agent Lightning imports litellm, which otherwise tries to fetch a model-cost map from the network
 # and logs its proxy's start-up chatter at INFO on the console.
@@ -35,9 +35,4 @@ _LAZY = {
 
 __all__ = ["__version__", *_LAZY]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'aspen_rl' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

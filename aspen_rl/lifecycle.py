@@ -14,7 +14,7 @@ What happens on the first SIGINT (Ctrl-C) or SIGTERM (``kill``) of ``python -m a
 
 Whatever kills the run itself (SIGKILL, the OOM killer), its children end too: the forked runners and the
 services it starts (the mock, whose engine workers follow it, and the policy server) watch their parent
-(:mod:`simulator_mock.parent_watch`: Linux's parent-death signal and a thread polling the parent pid).
+(:mod:`simulator_mock.service.parent_watch`: Linux's parent-death signal and a thread polling the parent pid).
 
 Further signals during that shutdown are logged and ignored. A watchdog thread bounds the whole
 shutdown (``grace_s``): past it every descendant process is killed and the process exits with the
@@ -34,7 +34,7 @@ from types import FrameType
 
 import psutil
 
-from simulator_mock.parent_watch import die_with_parent
+from simulator_mock.service.parent_watch import die_with_parent
 
 logger = logging.getLogger(__name__)
 

@@ -14,10 +14,10 @@ def run_config(
 ) -> dict[str, Any]:
     """Simulate a flowsheet config in-process and return its results document.
 
-    See :func:`simulator_mock.engine.run_config`; raises a typed :class:`SimulationError` on bad input or an
-    unsolvable flowsheet.
+    See :func:`simulator_mock.flowsheet.engine.run_config`; raises a typed :class:`SimulationError` on bad
+    input or an unsolvable flowsheet.
     """
-    from simulator_mock.engine import run_config as _run
+    from simulator_mock.flowsheet.engine import run_config as _run
 
     return _run(config, run_id, time_limit_s)
 

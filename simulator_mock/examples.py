@@ -2,90 +2,31 @@
 
 from __future__ import annotations
 
-import copy
-from typing import Any
-
-Config = dict[str, Any]
-
-WATER = {"cid": "WATER", "name": "H2O", "cas_number": "7732-18-5", "database_name": "WATER"}
-METHANOL = {"cid": "MEOH", "name": "CH4O", "cas_number": "67-56-1", "database_name": "METHANOL"}
-BENZENE = {"cid": "BENZENE", "name": "C6H6", "cas_number": "71-43-2", "database_name": "BENZENE"}
-TOLUENE = {"cid": "TOLUENE", "name": "C7H8", "cas_number": "108-88-3", "database_name": "TOLUENE"}
-METHANE = {"cid": "CH4", "name": "CH4", "cas_number": "74-82-8", "database_name": "METHANE"}
-OXYGEN = {"cid": "O2", "name": "O2", "cas_number": "7782-44-7", "database_name": "OXYGEN"}
-NITROGEN = {"cid": "N2", "name": "N2", "cas_number": "7727-37-9", "database_name": "NITROGEN"}
-CO2 = {"cid": "CO2", "name": "CO2", "cas_number": "124-38-9", "database_name": "CARBON-DIOXIDE"}
-
-
-def component(cid: str, chemical: str) -> dict[str, str]:
-    """A component entry for any chemical the database knows (by name or CAS): its formula as the Aspen
-    alias, its CAS number and its upper-case name as the databank name."""
-    from chemicals.identifiers import CAS_from_any, search_chemical
-
-    cas = CAS_from_any(chemical)
-    return {
-        "cid": cid,
-        "name": search_chemical(cas).formula,
-        "cas_number": cas,
-        "database_name": chemical.upper(),
-    }
-
-
-def feed(T_C: float, P_bar: float, flows_kmol_hr: dict[str, float]) -> dict[str, Any]:
-    """A TP feed given as component molar flows [kmol/hr] (TOTFLOW is their sum)."""
-    flow: dict[str, Any] = {
-        "FLOWBASE": "MOLE",
-        "TOTFLOW_VALUE": sum(flows_kmol_hr.values()),
-        "TOTFLOW_UNITS": "kmol/hr",
-        "BASIS": "MOLE-FLOW",
-    }
-    for cid, value in flows_kmol_hr.items():
-        flow[cid] = {"FLOW_VALUE": value, "FLOW_UNITS": "kmol/hr", "FLOW_BASIS": "MOLE-FLOW"}
-    return {
-        "MIXED_SPEC": "TP",
-        "temperature": {"TEMP_VALUE": T_C, "TEMP_UNITS": "C"},
-        "pressure": {"PRES_VALUE": P_bar, "PRES_UNITS": "bar"},
-        "flow": flow,
-    }
-
-
-#: Mixer SPEC_DATA with Aspen's defaults (no pressure drop; flash iterations and tolerance).
-MIXER_DEFAULTS = {"PRES_VALUE": 0.0, "PRES_UNITS": "bar", "MAXIT_VALUE": 30, "TOL_VALUE": 0.0001}
-#: Valve JOB_DATA fields besides the outlet pressure, at Aspen's defaults.
-VALVE_DEFAULTS = {"MODE": "ADIAB-FLASH", "FLASH_MAXIT": 30, "FLASH_TOL": 0.0001}
-#: Outlet spec: adiabatic at the inlet pressure (SPEC_OPT PD, duty 0, pressure drop 0).
-ADIABATIC = {"SPEC_OPT": "PD", "PRES_VALUE": 0.0, "PRES_UNITS": "bar", "DUTY_VALUE": 0.0, "DUTY_UNITS": "kW"}
-
-
-def tp(T_C: float, P: float = 0.0, units: str = "bar") -> dict[str, Any]:
-    """SPEC_DATA of a TP outlet spec: temperature [C] and pressure (0 = no pressure change)."""
-    return {"SPEC_OPT": "TP", "TEMP_VALUE": T_C, "TEMP_UNITS": "C", "PRES_VALUE": P, "PRES_UNITS": units}
-
-
-def flowsheet(
-    title: str,
-    components: list[dict[str, str]],
-    method: str,
-    blocks: dict[str, str],
-    connections: dict[str, dict[str, str]],
-    stream_data: dict[str, Any],
-    **block_data: dict[str, Any],
-) -> Config:
-    """Assemble a config; streams are collected from the connections, block data passed as keyword
-    sections."""
-    streams: list[str] = []
-    for ports in connections.values():
-        streams.extend(s for s in ports if s not in streams)
-    return {
-        "metadata": {"description": title},
-        "components": copy.deepcopy(components),
-        "property_methods": [{"method_name": method, "is_basis_method": True}],
-        "blocks": [{"name": name, "type": kind} for name, kind in blocks.items()],
-        "streams": streams,
-        "block_connections": connections,
-        "stream_data": stream_data,
-        **copy.deepcopy(block_data),
-    }
+from simulator_mock.flowsheet.builders import (
+    ACETONE,
+    ADIABATIC,
+    BENZENE,
+    CO2,
+    HYDROGEN,
+    ISOBUTANE,
+    METHANE,
+    METHANOL,
+    MIXER_DEFAULTS,
+    N_BUTANE,
+    N_HEXANE,
+    NITROGEN,
+    OXYGEN,
+    TOLUENE,
+    VALVE_DEFAULTS,
+    WATER,
+    Config,
+    feed,
+    flowsheet,
+    powerlaw,
+    radfrac_data,
+    rcstr_data,
+    tp,
+)
 
 
 def heater(method: str = "NRTL") -> Config:
@@ -97,17 +38,7 @@ def heater(method: str = "NRTL") -> Config:
         {"H1": "Heater"},
         {"H1": {"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}},
         {"FEED-1": feed(25.0, 1.0, {"WATER": 100.0})},
-        blocks_Heater_data={
-            "H1": {
-                "SPEC_DATA": {
-                    "SPEC_OPT": "TP",
-                    "TEMP_VALUE": 80,
-                    "TEMP_UNITS": "C",
-                    "PRES_VALUE": 1,
-                    "PRES_UNITS": "bar",
-                }
-            }
-        },
+        blocks_Heater_data={"H1": {"SPEC_DATA": tp(80, 1)}},
     )
 
 
@@ -414,7 +345,7 @@ def column(
 ) -> Config:
     """Methanol/water 50/50 in a RadFrac column at 1 atm (NRTL); total (LD(OUT)) or partial-vapour
     (VD(OUT)) condenser."""
-    d_port, d_phase = ("LD(OUT)", "L") if condenser == "TOTAL" else ("VD(OUT)", "V")
+    d_port = "LD(OUT)" if condenser == "TOTAL" else "VD(OUT)"
     return flowsheet(
         "Methanol-water column",
         [METHANOL, WATER],
@@ -422,46 +353,7 @@ def column(
         {"C1": "RadFrac"},
         {"C1": {"FEED-1": "F(IN)", "DIST-1": d_port, "BTMS-1": "B(OUT)"}},
         {"FEED-1": feed(60.0, 1.2, {"MEOH": 50.0, "WATER": 50.0})},
-        blocks_RadFrac_data={
-            "C1": {
-                "CONFIG_DATA": {
-                    "CALC_MODE": "EQUILIBRIUM",
-                    "NSTAGE": stages,
-                    "CONDENSER": condenser,
-                    "REBOILER": "KETTLE",
-                    "CONV_METH": "STANDARD",
-                    "NO_PHASE": 2,
-                    "BLKOPFREWAT": "NO",
-                    "OP_SPEC": [
-                        {"BASIS_RR_VALUE": reflux, "BASIS_RR_BASIS": "MOLE"},
-                        {"DF_VALUE": d_to_f, "DF_BASIS": "MOLE"},
-                    ],
-                },
-                "FEED_STAGE_DATA": [
-                    {"FEED_STAGE": "FEED-1", "FEED_STAGE_VALUE": feed_stage, "FEED_CONVEN": "ABOVE-STAGE"}
-                ],
-                "PROD_STAGE_DATA": [
-                    {"PROD_STAGE": "DIST-1", "PROD_STAGE_VALUE": 1, "PROD_PHASE": d_phase},
-                    {"PROD_STAGE": "BTMS-1", "PROD_STAGE_VALUE": stages, "PROD_PHASE": "L"},
-                ],
-                "PRES_DATA": {
-                    "VIEW_PRES": "TOP/BOTTOM",
-                    "STAGE_PRES": [
-                        {
-                            "PRES1_VALUE": 1.01325,
-                            "PRES1_UNITS": "bar",
-                            "OPT_PRES_TOP": "DP-COND",
-                            "DP_COND_VALUE": 0,
-                            "DP_COND_UNITS": "bar",
-                            "OPT_PRES": "DP-STAGE",
-                            "DP_STAGE_VALUE": 0,
-                            "DP_STAGE_UNITS": "bar",
-                        }
-                    ],
-                },
-                "CONDENSER_DATA": {"OPT_COND_SPC": "VFRAC", "SC_OPTION": "REFLUX-AND-DISTILLATE"},
-            }
-        },
+        blocks_RadFrac_data={"C1": radfrac_data(stages, feed_stage, reflux, d_to_f, condenser=condenser)},
     )
 
 
@@ -555,9 +447,6 @@ def decanter(method: str = "NRTL") -> Config:
     )
 
 
-ACETONE = {"cid": "ACETONE", "name": "C3H6O-1", "cas_number": "67-64-1", "database_name": "ACETONE"}
-
-
 def extractor(stages: int = 4, method: str = "NRTL", acetone: float = 1.0) -> Config:
     """Acetone (1 mol % by default) extracted from water with benzene at 25 C: water feed on the top stage,
     benzene solvent on the bottom stage, counter-current."""
@@ -585,10 +474,6 @@ def extractor(stages: int = 4, method: str = "NRTL", acetone: float = 1.0) -> Co
     )
 
 
-N_BUTANE = {"cid": "NC4", "name": "C4H10-1", "cas_number": "106-97-8", "database_name": "N-BUTANE"}
-ISOBUTANE = {"cid": "IC4", "name": "C4H10-2", "cas_number": "75-28-5", "database_name": "ISOBUTANE"}
-
-
 def reactor_recycle() -> Config:
     """Butane isomerisation with recycle: n-butane feed + recycle -> mixer -> RCSTR (gas, 120 C, 5 bar, 20 m3,
     reversible first-order POWERLAW) -> Sep: 98 % of the isobutane and 5 % of the n-butane to the product,
@@ -604,24 +489,7 @@ def reactor_recycle() -> Config:
             "S1": {"RX-1": "F(IN)", "PRO-1": "P(OUT)", "RCY-1": "P(OUT)"},
         },
         {"FEED-1": feed(120.0, 5.0, {"NC4": 100.0})},
-        blocks_RCSTR_data={
-            "R1": {
-                "SPEC_DATA": {
-                    "PRES_VALUE": 5.0,
-                    "PRES_UNITS": "bar",
-                    "SPEC_OPT": "TEMP",
-                    "TEMP_VALUE": 120.0,
-                    "TEMP_UNITS": "C",
-                    "NPHASE": "1",
-                    "PHASE": "V",
-                    "SPEC_TYPE": "VOLUME",
-                    "VOL_VALUE": 20.0,
-                    "VOL_UNITS": "cum",
-                    "REACSYS": "REACTIONS",
-                    "RXN_ID": {"1": "ISOM"},
-                }
-            }
-        },
+        blocks_RCSTR_data={"R1": rcstr_data(20.0, T_C=120.0, P_bar=5.0, set_id="ISOM")},
         blocks_Sep_data={
             "S1": {
                 "SPEC_DATA": {
@@ -633,32 +501,12 @@ def reactor_recycle() -> Config:
             }
         },
     )
-    config["reactions"] = {
-        "ISOM": {
-            "type": "POWERLAW",
-            "REAC_DATA": [
-                {
-                    "REAC_ID": "1",
-                    "REACTYPE": "REVERSIBLE",
-                    "COEF_DATA": {"NC4": -1},
-                    "COEF1_DATA": {"IC4": 1},
-                    "PHASE": "V",
-                    "R_D_RBASIS": "REAC-VOL",
-                    "PRE_EXP": 0.02,
-                    "T_EXP": 0,
-                }
-            ],
-        }
-    }
+    config["reactions"] = powerlaw("REVERSIBLE", k=0.02, set_id="ISOM")
     config["convergence"] = {
         "conv_options": {"tear_method": "WEGSTEIN", "tol": 1e-8, "weg_maxit": 100},
         "tear_data": [{"tear_stream_name": "RCY-1", "tear_stream_tol": 1e-8}],
     }
     return config
-
-
-HYDROGEN = {"cid": "H2", "name": "H2", "cas_number": "1333-74-0", "database_name": "HYDROGEN"}
-N_HEXANE = {"cid": "HEXANE", "name": "C6H14-1", "cas_number": "110-54-3", "database_name": "N-HEXANE"}
 
 
 def hp_separator() -> Config:

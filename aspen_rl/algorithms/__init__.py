@@ -8,8 +8,9 @@ does not import Agent Lightning.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from aspen_rl._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from aspen_rl.algorithms.baseline import BaselineAlgorithm
@@ -49,11 +50,4 @@ __all__ = [
     "run_tasks",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -11,7 +11,7 @@ import uvicorn
 from aspen_rl.policy.scripted import ScriptedPolicy
 from aspen_rl.policy.server import create_policy_app
 from aspen_rl.tasks import load_tasks
-from simulator_mock.parent_watch import die_with_parent
+from simulator_mock.service.parent_watch import die_with_parent
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -6,9 +6,7 @@ helpers load on first use, so importing settings never loads the unit library.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
-
+from aspen_rl._lazy import lazy_exports
 from aspen_rl.reward.base import RewardBreakdown, RewardFn, RewardWeights, load_reward_fn
 
 _LAZY = {
@@ -25,8 +23,4 @@ _LAZY = {
 
 __all__ = ["RewardBreakdown", "RewardFn", "RewardWeights", "load_reward_fn", *_LAZY]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

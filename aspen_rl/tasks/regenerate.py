@@ -134,8 +134,8 @@ def in_process_client(results_dir: str | Path | None = None) -> SimulatorClient:
 
     import httpx
 
-    from simulator_mock.app import create_app
-    from simulator_mock.settings import Settings as MockSettings
+    from simulator_mock.service.app import create_app
+    from simulator_mock.service.settings import Settings as MockSettings
 
     folder = (
         Path(results_dir) if results_dir is not None else Path(tempfile.mkdtemp(prefix="aspen_rl_regen_"))

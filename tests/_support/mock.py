@@ -22,8 +22,8 @@ from fastapi.testclient import TestClient
 from _support.env import repo_env
 from _support.ports import free_port
 from _support.processes import descendants
-from simulator_mock.app import create_app
-from simulator_mock.settings import Settings as MockSettings
+from simulator_mock.service.app import create_app
+from simulator_mock.service.settings import Settings as MockSettings
 
 
 def mock_app(results_dir: Path, **settings: Any) -> Any:

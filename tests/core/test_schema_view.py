@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from aspen_rl.contract.schema_view import LEGEND, render_part, render_schemas
-from simulator_mock.schema_registry import SCHEMA_PARTS, schema
+from simulator_mock.flowsheet.schema_registry import SCHEMA_PARTS, schema
 
 
 def _names_and_values(node: Any) -> Iterator[str]:

@@ -17,10 +17,10 @@ from aspen_rl.failures import FailureKind, Fault
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
-from simulator_mock.auth import TOKEN_HEADER, bind_warning
 from simulator_mock.examples import heater
-from simulator_mock.retention import Retention, cap_stored_file
-from simulator_mock.settings import Settings
+from simulator_mock.service.auth import TOKEN_HEADER, bind_warning
+from simulator_mock.service.retention import Retention, cap_stored_file
+from simulator_mock.service.settings import Settings
 
 
 def in_process(tmp_path: Path, **settings: object) -> httpx.ASGITransport:
@@ -177,7 +177,7 @@ def test_non_loopback_bind_warns() -> None:
 def test_an_empty_token_is_refused_at_start_up(
     blank: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from simulator_mock.__main__ import parse_args
+    from simulator_mock.service.cli import parse_args
 
     monkeypatch.setenv("SIMULATOR_MOCK_TOKEN", blank)
     with pytest.raises(SystemExit) as info:
@@ -233,7 +233,7 @@ async def test_a_body_that_fails_before_simulating_is_still_counted_and_capped(t
 async def test_any_failure_after_files_were_written_is_counted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import simulator_mock.worker as worker
+    import simulator_mock.service.worker as worker
 
     def broken_workbook(*args: object, **kwargs: object) -> Path:
         raise RuntimeError("disk trouble")

@@ -99,7 +99,7 @@ def test_an_already_dead_parent_is_noticed_at_once() -> None:
     dead.wait(timeout=30)  # gone and reaped
     code = (
         "import signal, time\n"
-        "from simulator_mock.parent_watch import die_with_parent\n"
+        "from simulator_mock.service.parent_watch import die_with_parent\n"
         f"die_with_parent(signal.SIGTERM, parent_pid={dead.pid})\n"
         "time.sleep(30)\n"
     )

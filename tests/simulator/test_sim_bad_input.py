@@ -10,17 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from simulator_mock import SimulationError, run_config
-from simulator_mock.examples import (
-    MIXER_DEFAULTS,
-    column,
-    feed,
-    flash_drum,
-    heater,
-    pump,
-    recycle,
-    shortcut_column,
-    valve,
-)
+from simulator_mock.examples import column, flash_drum, heater, pump, recycle, shortcut_column, valve
+from simulator_mock.flowsheet.builders import MIXER_DEFAULTS, feed
 
 Mutation = Callable[[dict[str, Any]], None]
 
@@ -546,7 +537,7 @@ def test_duty_beyond_the_temperature_range_says_so_and_prints_nothing(
 def test_a_cas_number_that_resolves_is_not_cross_checked_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     """The real service never writes database_name; a name chemicals does not know (ETHYL-ACETATE) would load
     its whole name database (seconds per fresh process) for nothing when the CAS number already resolves."""
-    from simulator_mock import property_package
+    from simulator_mock.properties import property_package
 
     looked_up: list[str] = []
     real = property_package._cas_from_any

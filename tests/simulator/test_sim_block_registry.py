@@ -7,14 +7,14 @@ from typing import Any, ClassVar
 
 import pytest
 
-from simulator_mock.blocks import BLOCK_CLASSES, Block, block_classes
-from simulator_mock.blocks.base import REGISTRY
-from simulator_mock.result_sheet import BlockView, Rows
-from simulator_mock.schema_fields import block_entry, num, section
-from simulator_mock.schema_registry import BLOCK_TYPES
-from simulator_mock.schemas import generate
-from simulator_mock.streams import Stream
-from simulator_mock.workbook import NOT_WRITTEN
+from simulator_mock.flowsheet.blocks import BLOCK_CLASSES, Block, block_classes
+from simulator_mock.flowsheet.blocks.base import REGISTRY
+from simulator_mock.flowsheet.result_sheet import BlockView, Rows
+from simulator_mock.flowsheet.schema_fields import block_entry, num, section
+from simulator_mock.flowsheet.schema_registry import BLOCK_TYPES
+from simulator_mock.flowsheet.schemas import generate
+from simulator_mock.flowsheet.streams import Stream
+from simulator_mock.flowsheet.workbook import NOT_WRITTEN
 
 #: The served order of the block types that existed before the registry (unchanged by it).
 FIRST_TWELVE = (

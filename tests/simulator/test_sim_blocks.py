@@ -12,9 +12,7 @@ from simulator_mock import run_config
 from simulator_mock.examples import (
     column,
     combustion,
-    component,
     compressor,
-    feed,
     flash_drum,
     heat_exchanger,
     heater,
@@ -24,6 +22,7 @@ from simulator_mock.examples import (
     shortcut_column,
     valve,
 )
+from simulator_mock.flowsheet.builders import component, feed
 
 KMOL_HR = 1000.0 / 3600.0  # mol/s per kmol/hr
 
@@ -32,7 +31,7 @@ KMOL_HR = 1000.0 / 3600.0  # mol/s per kmol/hr
 def pump_at_75_percent(monkeypatch: pytest.MonkeyPatch) -> None:
     """The real schema has no pump efficiency (Aspen's default curve applies); the physics checks below
     fix it at 75 % so that their reference values hold."""
-    import simulator_mock.blocks.pressure_changers as pressure_changers
+    import simulator_mock.flowsheet.blocks.pressure_changers as pressure_changers
 
     monkeypatch.setattr(pressure_changers, "pump_efficiency", lambda flow_m3_hr: 0.75)
 
@@ -93,7 +92,7 @@ def _iapws_liquid(T: float, P: float) -> object:
 
 
 def _water_line(P_in_bar: float, P_out_bar: float, block_type: str) -> dict:
-    from simulator_mock.examples import VALVE_DEFAULTS, WATER, feed, flowsheet
+    from simulator_mock.flowsheet.builders import VALVE_DEFAULTS, WATER, feed, flowsheet
 
     spec = (
         {"SPEC_DATA": {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", "PRES_VALUE": P_out_bar, "PRES_UNITS": "bar"}}
@@ -222,7 +221,7 @@ def test_heatx_temperature_cross_is_an_error() -> None:
 
 
 def _n2_heats_water(T_hot_in: float, T_hot_out: float) -> dict:
-    from simulator_mock.examples import NITROGEN, WATER, feed, flowsheet
+    from simulator_mock.flowsheet.builders import NITROGEN, WATER, feed, flowsheet
 
     return flowsheet(
         "N2 raises steam",
@@ -524,7 +523,7 @@ def test_process_train_of_four_units() -> None:
 
 
 def test_radfrac_newton_method_agrees_with_bubble_point_method(monkeypatch: pytest.MonkeyPatch) -> None:
-    import simulator_mock.blocks.column_solver as solver
+    import simulator_mock.flowsheet.blocks.column_solver as solver
 
     by_bubble_point = run_config(column())
     monkeypatch.setattr(solver, "BUBBLE_POINT_ITERATIONS", 0)
@@ -541,7 +540,7 @@ def test_radfrac_newton_method_agrees_with_bubble_point_method(monkeypatch: pyte
 
 def test_radfrac_sharp_split_falls_back_to_newton() -> None:
     """25 stages, reflux 1, D/F 0.5: a pinched, very sharp split the bubble-point method cannot finish."""
-    import simulator_mock.blocks.column_solver as solver
+    import simulator_mock.flowsheet.blocks.column_solver as solver
 
     results = run_config(column(stages=25, feed_stage=12, reflux=1.0, d_to_f=0.5))
     assert_closed(results)

@@ -11,9 +11,18 @@ import pytest
 from _support.sim import assert_closed
 
 from simulator_mock import SimulationError, run_config
-from simulator_mock.examples import BENZENE, METHANOL, NITROGEN, OXYGEN, TOLUENE, WATER, feed, flowsheet
-from simulator_mock.schema_registry import validate_config
-from simulator_mock.workbook import sheets
+from simulator_mock.flowsheet.builders import (
+    BENZENE,
+    METHANOL,
+    NITROGEN,
+    OXYGEN,
+    TOLUENE,
+    WATER,
+    feed,
+    flowsheet,
+)
+from simulator_mock.flowsheet.schema_registry import validate_config
+from simulator_mock.flowsheet.workbook import sheets
 
 
 def dupl(n: int = 3, spec: dict[str, Any] | None = None) -> dict[str, Any]:

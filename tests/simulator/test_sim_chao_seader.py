@@ -10,8 +10,9 @@ from _support.sim import assert_closed
 
 from simulator_mock import run_config
 from simulator_mock.errors import ComponentDataError, FlashError, SimulationError
-from simulator_mock.examples import VALVE_DEFAULTS, component, feed, flowsheet, hp_separator
-from simulator_mock.property_package import get_property_package
+from simulator_mock.examples import hp_separator
+from simulator_mock.flowsheet.builders import VALVE_DEFAULTS, component, feed, flowsheet
+from simulator_mock.properties.property_package import get_property_package
 
 ATM = 101325.0
 R = 8.314462618

@@ -10,7 +10,7 @@ from _support.sim import assert_closed
 
 from aspen_rl.tasks import load_tasks
 from simulator_mock import run_config
-from simulator_mock.blocks.column_solver import _bubble_temperatures, _vapour_flow
+from simulator_mock.flowsheet.blocks.column_solver import _bubble_temperatures, _vapour_flow
 
 EVAL = Path(__file__).resolve().parents[2] / "data" / "generated" / "eval.jsonl"
 

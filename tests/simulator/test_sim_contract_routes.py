@@ -22,12 +22,12 @@ import pytest
 from _support import in_process_client
 from fastapi.testclient import TestClient
 from openpyxl import Workbook, load_workbook
-from reactor_configs import feed, powerlaw, rcstr_data, reactor_config, rplug_data
 
 from simulator_mock import examples, run_config
-from simulator_mock.schema_registry import BLOCK_TYPES
-from simulator_mock.settings import Settings
-from simulator_mock.workbook import NOT_WRITTEN, sheets, xlsx_bytes
+from simulator_mock.flowsheet.builders import feed, powerlaw, rcstr_data, reactor_config, rplug_data
+from simulator_mock.flowsheet.schema_registry import BLOCK_TYPES
+from simulator_mock.flowsheet.workbook import NOT_WRITTEN, sheets, xlsx_bytes
+from simulator_mock.service.settings import Settings
 
 # ---- the real service's answers -------------------------------------------------------------------
 
@@ -234,7 +234,7 @@ def test_schema_dir_serves_the_users_documents(tmp_path: Path) -> None:
 
 
 def test_schema_dir_flag() -> None:
-    from simulator_mock.__main__ import parse_args
+    from simulator_mock.service.cli import parse_args
 
     here = Path(__file__).parent
     assert parse_args(["--schema-dir", str(here)]).schema_dir == here
@@ -605,7 +605,7 @@ WORKBOOKS: list[tuple[Callable[[], dict[str, Any]], str, str, Callable[[list[str
 
 
 def test_every_block_type_has_a_workbook_case() -> None:
-    """A block type added to simulator_mock/blocks/ must get its <BLOCK>_result rows checked here."""
+    """A block type added to simulator_mock/flowsheet/blocks/ gets its <BLOCK>_result rows checked here."""
     # FSplit and RStoic sheets are checked in the recycle and reactor tests below; Dupl has none
     elsewhere = {"FSplit", "RStoic", "Dupl"}
     assert {w[2] for w in WORKBOOKS} | elsewhere == set(BLOCK_TYPES)

@@ -9,22 +9,12 @@ from typing import Any
 
 import pytest
 from _support.sim import assert_closed
-from reactor_configs import WGS_COMPONENTS, feed, powerlaw, rcstr_data, reactor_config, rplug_data
 
 from simulator_mock import SimulationError, run_config
 from simulator_mock.examples import (
-    ADIABATIC,
-    BENZENE,
     EXAMPLES,
-    METHANE,
-    METHANOL,
-    MIXER_DEFAULTS,
-    NITROGEN,
-    VALVE_DEFAULTS,
-    WATER,
     column,
     combustion,
-    flowsheet,
     heat_exchanger,
     heater,
     multistage_compressor,
@@ -33,9 +23,34 @@ from simulator_mock.examples import (
     recycle,
     sep,
     shortcut_column,
+)
+from simulator_mock.flowsheet.builders import (
+    ADIABATIC,
+    BENZENE,
+    METHANE,
+    METHANOL,
+    MIXER_DEFAULTS,
+    NITROGEN,
+    VALVE_DEFAULTS,
+    WATER,
+    feed,
+    flowsheet,
+    powerlaw,
+    rcstr_data,
+    reactor_config,
+    rplug_data,
     tp,
 )
-from simulator_mock.schema_registry import validate_config
+from simulator_mock.flowsheet.schema_registry import validate_config
+
+#: the water-gas shift components (water by the cid H2O)
+WGS_COMPONENTS = [
+    {"cid": "CO", "name": "CO", "cas_number": "630-08-0", "database_name": "CARBON-MONOXIDE"},
+    {"cid": "H2O", "name": "H2O", "cas_number": "7732-18-5", "database_name": "WATER"},
+    {"cid": "CO2", "name": "CO2", "cas_number": "124-38-9", "database_name": "CARBON-DIOXIDE"},
+    {"cid": "H2", "name": "H2", "cas_number": "1333-74-0", "database_name": "HYDROGEN"},
+]
+
 
 Config = dict[str, Any]
 
@@ -753,7 +768,7 @@ def test_stream_data_is_checked_with_the_flow_per_component() -> None:
 
 
 def test_pump_and_compressor_use_aspen_default_efficiencies() -> None:
-    from simulator_mock.blocks.pressure_changers import pump_efficiency
+    from simulator_mock.flowsheet.blocks.pressure_changers import pump_efficiency
 
     results = run_config(VALID["pump to 10 bar"]())
     block = results["blocks"]["B1"]
@@ -764,7 +779,7 @@ def test_pump_and_compressor_use_aspen_default_efficiencies() -> None:
 
 
 def test_pump_efficiency_curve_shape() -> None:
-    from simulator_mock.blocks.pressure_changers import pump_efficiency
+    from simulator_mock.flowsheet.blocks.pressure_changers import pump_efficiency
 
     small, large = pump_efficiency(1.0), pump_efficiency(1000.0)
     assert small == pytest.approx(pump_efficiency(5.0))  # below 50 gpm: clamped

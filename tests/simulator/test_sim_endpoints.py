@@ -15,7 +15,7 @@ from _support import LiveMock, in_process_transport
 from openpyxl import load_workbook
 
 from simulator_mock.examples import flash_drum, heater
-from simulator_mock.schema_registry import BLOCK_TYPES
+from simulator_mock.flowsheet.schema_registry import BLOCK_TYPES
 
 
 def stream_value(answer: dict[str, Any], stream: str, row: str) -> Any:

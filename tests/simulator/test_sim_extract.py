@@ -7,7 +7,7 @@ import pytest
 
 from simulator_mock import run_config
 from simulator_mock.examples import extractor
-from simulator_mock.property_package import get_property_package
+from simulator_mock.properties.property_package import get_property_package
 
 WATER, BENZENE, ACETONE = "7732-18-5", "71-43-2", "67-64-1"
 

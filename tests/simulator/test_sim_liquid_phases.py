@@ -11,9 +11,9 @@ import pytest
 from _support.sim import assert_closed
 
 from simulator_mock import run_config
-from simulator_mock.examples import BENZENE, VALVE_DEFAULTS, WATER, feed, flowsheet, tp
-from simulator_mock.property_package import get_property_package
-from simulator_mock.workbook import LIQUID_LIQUID_ROWS, sheets
+from simulator_mock.flowsheet.builders import BENZENE, VALVE_DEFAULTS, WATER, feed, flowsheet, tp
+from simulator_mock.flowsheet.workbook import LIQUID_LIQUID_ROWS, sheets
+from simulator_mock.properties.property_package import get_property_package
 
 BUTANOL = {"cid": "BUOH", "name": "C4H10O-1", "cas_number": "71-36-3", "database_name": "1-BUTANOL"}
 WATER_CAS = "7732-18-5"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulator_mock.property_package import get_property_package
+from simulator_mock.properties.property_package import get_property_package
 
 ETHANOL, WATER = "64-17-5", "7732-18-5"
 BENZENE, TOLUENE, CYCLOHEXANE = "71-43-2", "108-88-3", "110-82-7"
@@ -81,7 +81,7 @@ def test_van_laar_from_unifac_is_reported_and_near_published_data() -> None:
 
 def test_van_laar_binary_form() -> None:
     # Prausnitz et al. eq. 6-13x: ln gamma_1 = A12 (A21 x2 / (A12 x1 + A21 x2))^2; gamma_1(x1 -> 0) = e^A12
-    from simulator_mock.van_laar import VanLaar
+    from simulator_mock.properties.van_laar import VanLaar
 
     T, A12, A21, x1 = 350.0, 1.0, 2.0, 0.3
     model = VanLaar(T=T, xs=[x1, 1 - x1], B=[[0.0, A12 * T], [A21 * T, 0.0]])

@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 from _support.sim import assert_closed
-from reactor_configs import feed, powerlaw, rcstr_data, reactor_config, rplug_data
 
 from simulator_mock import SimulationError, run_config
-from simulator_mock.kinetics import PhaseComposition, Reaction, net_rate
-from simulator_mock.workbook import sheets
+from simulator_mock.flowsheet.builders import feed, powerlaw, rcstr_data, reactor_config, rplug_data
+from simulator_mock.flowsheet.kinetics import PhaseComposition, Reaction, net_rate
+from simulator_mock.flowsheet.workbook import sheets
 
 R = 8.314462618
 F_NC4 = 100.0  # kmol/hr
@@ -370,8 +370,8 @@ def test_bad_reaction_inputs_are_refused_naming_the_field(
 
 def test_wegstein_tail_extrapolation_keeps_the_fixed_point_and_saves_iterations() -> None:
     """A coupled linear loop whose Wegstein factors the bound q >= -5 holds back (as an inert building up)."""
-    from simulator_mock import convergence
-    from simulator_mock.convergence import ConvergenceSettings, converge
+    from simulator_mock.flowsheet import convergence
+    from simulator_mock.flowsheet.convergence import ConvergenceSettings, converge
 
     A = np.array([[0.9, 0.05], [0.02, 0.85]])
     b = np.array([1.0, 2.0])

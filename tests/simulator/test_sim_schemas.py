@@ -12,9 +12,9 @@ import pytest
 from jsonschema import Draft7Validator
 
 from simulator_mock import SimulationError, run_config
-from simulator_mock.blocks import BLOCK_CLASSES
 from simulator_mock.examples import EXAMPLES, heater, recycle
-from simulator_mock.schema_registry import (
+from simulator_mock.flowsheet.blocks import BLOCK_CLASSES
+from simulator_mock.flowsheet.schema_registry import (
     BLOCK_TYPES,
     SCHEMA_PARTS,
     SECTION_PARTS,
@@ -22,7 +22,7 @@ from simulator_mock.schema_registry import (
     section_schema,
     validate_config,
 )
-from simulator_mock.units import CONFIG_UNITS
+from simulator_mock.properties.units import CONFIG_UNITS
 
 
 def _unit_enums(node: Any, path: str = "") -> list[tuple[str, list[str]]]:
@@ -130,14 +130,14 @@ def test_validation_runs_before_simulation() -> None:
 
 
 def test_schema_files_are_what_the_generator_writes() -> None:
-    from simulator_mock.schemas import generate
+    from simulator_mock.flowsheet.schemas import generate
 
     for name, document in generate.documents().items():
         assert schema(name) == json.loads(json.dumps(document)), f"{name}.json is stale: run the generator"
 
 
 def test_served_schema_is_the_file() -> None:
-    from simulator_mock.schema_registry import SCHEMA_DIR
+    from simulator_mock.flowsheet.schema_registry import SCHEMA_DIR
 
     assert sorted(p.stem for p in SCHEMA_DIR.glob("*.json")) == sorted(SCHEMA_PARTS)
     for part in SCHEMA_PARTS:

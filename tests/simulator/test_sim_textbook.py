@@ -6,7 +6,8 @@ import pytest
 from _support.sim import assert_closed, direct_flasher
 
 from simulator_mock import run_config
-from simulator_mock.examples import METHANOL, WATER, boiling_point, component, water_mixing
+from simulator_mock.examples import boiling_point, water_mixing
+from simulator_mock.flowsheet.builders import METHANOL, WATER, component
 
 
 def test_water_normal_boiling_point() -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulator_mock.blocks.column_solver import thomas
-from simulator_mock.blocks.dstwu import gilliland_reflux, gilliland_stages
 from simulator_mock.errors import UnknownUnitError
-from simulator_mock.units import from_si, to_si
+from simulator_mock.flowsheet.blocks.column_solver import thomas
+from simulator_mock.flowsheet.blocks.dstwu import gilliland_reflux, gilliland_stages
+from simulator_mock.properties.units import from_si, to_si
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,9 @@ does not import torch or transformers; ``from aspen_rl.algorithms.grpo import GR
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from aspen_rl._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from aspen_rl.algorithms.grpo.advantages import GroupAdvantages, group_advantages
@@ -35,32 +36,32 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    "GroupAdvantages": "advantages",
-    "group_advantages": "advantages",
-    "latest_checkpoint": "checkpoint",
-    "GRPOConfig": "config",
-    "GRPOConfigError": "config",
-    "LoRASettings": "config",
-    "VLLMSettings": "config",
-    "load_grpo_config": "config",
-    "RolloutEngine": "engine",
-    "TransformersEngine": "engine",
-    "build_engine": "engine",
-    "MetricsSink": "metrics",
-    "CallRecorder": "records",
-    "ChatCompletionServer": "server",
-    "ParsedMessage": "tool_calls",
-    "ParsedToolCall": "tool_calls",
-    "parse_tool_calls": "tool_calls",
-    "GRPOTrainer": "trainer",
-    "RowsBuild": "trajectory",
-    "build_rows": "trajectory",
-    "sample_from_records": "trajectory",
-    "CallRecord": "types",
-    "Generation": "types",
-    "RolloutSample": "types",
-    "SamplingParams": "types",
-    "TrajectoryRow": "types",
+    "GroupAdvantages": ".advantages",
+    "group_advantages": ".advantages",
+    "latest_checkpoint": ".checkpoint",
+    "GRPOConfig": ".config",
+    "GRPOConfigError": ".config",
+    "LoRASettings": ".config",
+    "VLLMSettings": ".config",
+    "load_grpo_config": ".config",
+    "RolloutEngine": ".engine",
+    "TransformersEngine": ".engine",
+    "build_engine": ".engine",
+    "MetricsSink": ".metrics",
+    "CallRecorder": ".records",
+    "ChatCompletionServer": ".server",
+    "ParsedMessage": ".tool_calls",
+    "ParsedToolCall": ".tool_calls",
+    "parse_tool_calls": ".tool_calls",
+    "GRPOTrainer": ".trainer",
+    "RowsBuild": ".trajectory",
+    "build_rows": ".trajectory",
+    "sample_from_records": ".trajectory",
+    "CallRecord": ".types",
+    "Generation": ".types",
+    "RolloutSample": ".types",
+    "SamplingParams": ".types",
+    "TrajectoryRow": ".types",
 }
 """Public name -> the submodule (of this package) that defines it."""
 
@@ -93,15 +94,4 @@ __all__ = [
     "sample_from_records",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

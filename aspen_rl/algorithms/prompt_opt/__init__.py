@@ -6,8 +6,9 @@ does not import Agent Lightning.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from aspen_rl._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from aspen_rl.algorithms.prompt_opt.algorithm import PromptOptAlgorithm
@@ -23,18 +24,18 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    "PromptOptAlgorithm": "algorithm",
-    "PromptOptConfig": "config",
-    "CriticProposer": "critic",
-    "PromptCritic": "critic",
-    "OPERATORS": "edits",
-    "RULES": "edits",
-    "EditProposer": "edits",
-    "BeamSearch": "search",
-    "Candidate": "search",
-    "Evaluation": "search",
-    "Proposal": "search",
-    "SearchResult": "search",
+    "PromptOptAlgorithm": ".algorithm",
+    "PromptOptConfig": ".config",
+    "CriticProposer": ".critic",
+    "PromptCritic": ".critic",
+    "OPERATORS": ".edits",
+    "RULES": ".edits",
+    "EditProposer": ".edits",
+    "BeamSearch": ".search",
+    "Candidate": ".search",
+    "Evaluation": ".search",
+    "Proposal": ".search",
+    "SearchResult": ".search",
 }
 
 __all__ = [
@@ -52,11 +53,4 @@ __all__ = [
     "SearchResult",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from aspen_rl._lazy import lazy_exports
 from aspen_rl.algorithms.grpo.engine.base import RolloutEngine, WeightsSource
 from aspen_rl.algorithms.grpo.engine.factory import build_engine
 from aspen_rl.algorithms.grpo.engine.transformers_engine import TransformersEngine
@@ -13,10 +14,4 @@ if TYPE_CHECKING:
 
 __all__ = ["RolloutEngine", "TransformersEngine", "VLLMEngine", "WeightsSource", "build_engine"]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "VLLMEngine":
-        from aspen_rl.algorithms.grpo.engine.vllm_engine import VLLMEngine
-
-        return VLLMEngine
-    raise AttributeError(name)
+__getattr__, __dir__ = lazy_exports(__name__, {"VLLMEngine": ".vllm_engine"})

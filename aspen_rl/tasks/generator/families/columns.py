@@ -25,6 +25,7 @@ from aspen_rl.tasks.generator.base import (
 from aspen_rl.tasks.generator.components import AQUEOUS_PAIRS, HYDROCARBON_PAIRS, names
 from aspen_rl.tasks.generator.families.single import base_config
 from aspen_rl.tasks.model import Difficulty
+from simulator_mock.flowsheet.builders import radfrac_data
 
 COLUMN_PAIRS = HYDROCARBON_PAIRS + AQUEOUS_PAIRS[:3]
 
@@ -148,44 +149,9 @@ def column_radfrac(rng: random.Random, lang: str) -> Draft:
         f"{reflux:g}，"
         f"馏出物与进料摩尔比 {df:g}；馏出物 {dist}，塔釜 {bot}。",
     )
-    block = {
-        "CONFIG_DATA": {
-            "CALC_MODE": "EQUILIBRIUM",
-            "NSTAGE": stages,
-            "CONDENSER": "TOTAL",
-            "REBOILER": "KETTLE",
-            "CONV_METH": "STANDARD",
-            "NO_PHASE": 2,
-            "BLKOPFREWAT": "NO",
-            "OP_SPEC": [
-                {"BASIS_RR_VALUE": reflux, "BASIS_RR_BASIS": "MOLE"},
-                {"DF_VALUE": df, "DF_BASIS": "MOLE"},
-            ],
-        },
-        "FEED_STAGE_DATA": [
-            {"FEED_STAGE": feed, "FEED_STAGE_VALUE": feed_stage, "FEED_CONVEN": "ABOVE-STAGE"}
-        ],
-        "PROD_STAGE_DATA": [
-            {"PROD_STAGE": dist, "PROD_STAGE_VALUE": 1, "PROD_PHASE": "L"},
-            {"PROD_STAGE": bot, "PROD_STAGE_VALUE": stages, "PROD_PHASE": "L"},
-        ],
-        "PRES_DATA": {
-            "VIEW_PRES": "TOP/BOTTOM",
-            "STAGE_PRES": [
-                {
-                    "PRES1_VALUE": top_value,
-                    "PRES1_UNITS": top_unit,
-                    "OPT_PRES_TOP": "DP-COND",
-                    "DP_COND_VALUE": 0,
-                    "DP_COND_UNITS": "bar",
-                    "OPT_PRES": "DP-STAGE",
-                    "DP_STAGE_VALUE": 0,
-                    "DP_STAGE_UNITS": "bar",
-                }
-            ],
-        },
-        "CONDENSER_DATA": {"OPT_COND_SPC": "VFRAC", "SC_OPTION": "REFLUX-AND-DISTILLATE"},
-    }
+    block = radfrac_data(
+        stages, feed_stage, reflux, df, (feed, dist, bot), top_pressure=(top_value, top_unit)
+    )
     config = base_config("generated RadFrac column", cids) | flowsheet(
         [Block(column, "RadFrac", {feed: "F(IN)", dist: "LD(OUT)", bot: "B(OUT)"}, block)], {feed: data}
     )

@@ -1,0 +1,1 @@
+"""Thermodynamics: the property package (equilibrium, enthalpy, density) and its models; no flowsheet."""

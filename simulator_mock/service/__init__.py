@@ -1,0 +1,1 @@
+"""The HTTP service in front of the flowsheet engine: routes, auth, retention, workers, lifetime."""
