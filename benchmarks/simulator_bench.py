@@ -46,7 +46,7 @@ from simulator_mock.examples import (  # noqa: E402
     recycle,
     three_phase_flash,
 )
-from simulator_mock.workbook import write_workbook  # noqa: E402
+from simulator_mock.flowsheet.workbook import write_workbook  # noqa: E402
 
 KINDS: dict[str, Callable[[], dict[str, Any]]] = {
     "single unit (Heater)": heater,
