@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from simulator_mock.errors import SpecificationError, UnsupportedOptionError
+from simulator_mock.errors import OutOfBoundsError, SpecificationError, UnsupportedOptionError
 from simulator_mock.properties.property_package import PhaseState, PropertyPackage
 from simulator_mock.properties.units import flow_quantity, from_si, read_pair, to_si, units_of
 
@@ -148,6 +148,10 @@ def _state_value(data: dict[str, Any], key: str, prefix: str, quantity: str, whe
     return value
 
 
+#: Largest feed accepted: 1e9 kmol/h, some 10^4 times a world-scale crude unit's feed. Beyond it a flow is a
+#: unit or exponent mistake, and numbers such as 1e300 kmol/h overflow the results workbook.
+MAX_FEED_KMOL_HR = 1e9
+
 #: Keys of a ``flow`` object that are not component entries.
 _FLOW_KEYS = ("FLOWBASE", "TOTFLOW_VALUE", "TOTFLOW_UNITS", "BASIS")
 
@@ -229,6 +233,11 @@ def _feed_flows(
             )
     if flows.sum() <= ZERO_FLOW:
         raise SpecificationError(f"{where}: total flow of feed stream {name} is zero")
+    if not np.all(np.isfinite(flows)) or flows.sum() * 3.6 > MAX_FEED_KMOL_HR:
+        raise OutOfBoundsError(
+            f"{where}: feed stream {name} flows {flows.sum() * 3.6:.3g} kmol/hr, beyond any plant's "
+            f"(limit {MAX_FEED_KMOL_HR:.0e} kmol/hr): check FLOW_VALUE / TOTFLOW_VALUE and their units"
+        )
     return flows
 
 

@@ -14,6 +14,7 @@ run id ``<UTC yyyymmdd_HHMMSS>_<12 hex>`` the way the real service names its fil
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -85,12 +86,20 @@ RUN_FILES = ("config_{}.json", "output_{}.json", "aspen_result_export_{}.xlsx")
 
 def answer_json(content: Any) -> bytes:
     """An answer's JSON bytes with keys sorted at every level, as the real service's Flask sends them
-    (``app.json.sort_keys`` is true by default), so a client reads the same text from both; NaN -> null."""
-    return orjson.dumps(
-        content,
-        default=str,
-        option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS,
-    )
+    (``app.json.sort_keys`` is true by default), so a client reads the same text from both; NaN -> null.
+
+    An integer beyond 64 bits (pandas reads an integral float cell such as 1e300 as a Python int) is beyond
+    orjson: the standard library writes it, as Flask's JSON provider would.
+    """
+    try:
+        return orjson.dumps(
+            content,
+            default=str,
+            option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS,
+        )
+    except orjson.JSONEncodeError:
+        text = json.dumps(content, default=str, sort_keys=True, ensure_ascii=False, allow_nan=False)
+        return text.encode("utf-8")
 
 
 def new_run_id() -> str:

@@ -551,3 +551,24 @@ def test_a_cas_number_that_resolves_is_not_cross_checked_by_name(monkeypatch: py
     assert cas == "141-78-6" and looked_up == ["141-78-6"]
     cas, _ = property_package.resolve_component("MEOH", "METHANOL", None, "METHANOL")  # no CAS: by name
     assert cas == "67-56-1" and looked_up[1:] == ["METHANOL"]
+
+
+@pytest.mark.parametrize("flow", [1e300, 2e9])
+def test_a_feed_beyond_any_plant_is_refused_naming_the_stream(flow: float) -> None:
+    """1e300 kmol/h used to "converge" and then overflow its results workbook (a 422 on reading it)."""
+    config = heater()
+    config["stream_data"]["FEED-1"]["flow"]["TOTFLOW_VALUE"] = flow
+    config["stream_data"]["FEED-1"]["flow"]["WATER"]["FLOW_VALUE"] = flow
+    with pytest.raises(SimulationError) as info:
+        run_config(config)
+    assert info.value.error_type == "OutOfPhysicalBounds" and info.value.status == 400
+    assert "stream_data.FEED-1.flow" in info.value.message and "limit 1e+09 kmol/hr" in info.value.message
+
+
+def test_an_integer_beyond_64_bits_is_still_answered() -> None:
+    """pandas reads an integral float cell (1e300) as a Python int, beyond orjson: the answer is written
+    by the standard library instead, keys sorted as before."""
+    from simulator_mock.service.worker import answer_json
+
+    assert json.loads(answer_json({"b": 10**300, "a": 1.5})) == {"a": 1.5, "b": 10**300}
+    assert answer_json({"b": 10**300, "a": 1}).startswith(b'{"a": 1')
