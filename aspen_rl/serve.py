@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -175,19 +174,6 @@ def start_local_model_server(
     return server.start(), server.stop
 
 
-def port_in_use(host: str, port: int) -> str | None:
-    """Why ``host:port`` cannot be bound now (in use, or not an address of this machine), else None."""
-    if port == 0:
-        return None
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds it
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            return f"cannot listen on {host}:{port}: {exc.strerror or exc} (choose another --port)"
-    return None
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command line: serve until interrupted (Ctrl-C or SIGTERM).
 
@@ -214,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=1024, help="most tokens sampled per call")
     parser.add_argument("--temperature", type=float, default=1.0, help="when a request gives none")
     args = parser.parse_args(argv)
+    from simulator_mock.service.listening import port_in_use  # the mock's check: one copy for both servers
+
     busy = port_in_use(args.host, args.port)
     if busy:  # before the model loads: one line, not an OSError traceback a minute later
         print(f"error: {busy}", file=sys.stderr)

@@ -6,7 +6,6 @@ import argparse
 import logging
 import os
 import signal
-import socket
 import ssl
 import sys
 import time
@@ -18,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from simulator_mock.service.auth import bind_warning
+from simulator_mock.service.listening import port_in_use
 from simulator_mock.service.parent_watch import die_with_parent
 from simulator_mock.service.settings import Settings
 
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     workers and multiprocessing's resource tracker are stopped before the process exits.
     """
     settings = parse_args(argv)
-    busy = _port_in_use(settings.host, settings.port)
+    busy = port_in_use(settings.host, settings.port)
     if busy:  # before any engine worker starts: one line and exit 1
         print(f"error: {busy}", file=sys.stderr, flush=True)
         return 1
@@ -237,19 +237,6 @@ def _announcing_server(uvicorn: Any, config: Any) -> Any:
                 print(f"simulator_mock listening on {scheme}://{host}:{port} (Ctrl-C stops)", flush=True)
 
     return AnnouncingServer(config)
-
-
-def _port_in_use(host: str, port: int) -> str | None:
-    """Why ``host:port`` cannot be bound now (in use, or not an address of this machine), else None."""
-    if port == 0:
-        return None
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds it
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            return f"cannot listen on {host}:{port}: {exc.strerror or exc} (choose another --port)"
-    return None
 
 
 def _check_tls(settings: Settings) -> None:
