@@ -167,5 +167,3 @@ class SchemaClearingContext(UnboundedChatCompletionContext):
 
     async def get_messages(self) -> list[LLMMessage]:
         return model_view(await super().get_messages())
-
-

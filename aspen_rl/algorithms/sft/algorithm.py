@@ -1,9 +1,9 @@
-"""One SFT run from its config: checks, a run folder, demonstrations, rows, training with progress, a checkpoint.
+"""One SFT run from its config: checks, a run folder, demonstrations, rows, training, a checkpoint.
 
-The run folder (``<output_dir>/<run_name>-run/``, :attr:`SFTConfig.run_dir`) exists from the start: ``train.log``,
-``metrics.jsonl`` (one line per optimiser update, from the first), ``demos.jsonl`` when the run records its
-own demonstrations, and ``epoch_<k>/`` models with ``epoch_checkpoints``. The final model goes to
-``<output_dir>/<run_name>/`` as before.
+The run folder (``<output_dir>/<run_name>-run/``, :attr:`SFTConfig.run_dir`) exists from the start:
+``train.log``, ``metrics.jsonl`` (one line per optimiser update, from the first), ``demos.jsonl`` when
+the run records its own demonstrations, and ``epoch_<k>/`` models with ``epoch_checkpoints``. The final
+model goes to ``<output_dir>/<run_name>/`` as before.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def ensure_demonstrations(config: SFTConfig, *, console: Any = None) -> list[dic
 
 
 class MetricsWriter:
-    """Appends one JSON line per optimiser update to the run folder's ``metrics.jsonl``; saves epoch models."""
+    """Appends a JSON line per optimiser update to the run folder's ``metrics.jsonl``; saves epoch models."""
 
     def __init__(self, config: SFTConfig, updates_per_epoch: int, trainer: Any) -> None:
         self.path = config.run_dir / METRICS_FILE
@@ -75,7 +75,8 @@ class MetricsWriter:
 
     def __call__(self, entry: dict[str, float]) -> None:
         update = int(entry["update"])
-        line = {**entry, "epoch": update / self.per_epoch, "elapsed_s": round(time.monotonic() - self.started, 2)}
+        elapsed = round(time.monotonic() - self.started, 2)
+        line = {**entry, "epoch": update / self.per_epoch, "elapsed_s": elapsed}
         with self.path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(line) + "\n")
         if update % self.per_epoch == 0:

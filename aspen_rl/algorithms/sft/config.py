@@ -24,7 +24,7 @@ run's demonstrations (nothing downloaded; the CPU recipe ``configs/sft_tiny_cpu.
 
 
 class TinyModelSettings(BaseModel):
-    """The model ``model: tiny`` builds: a Qwen2 of this size, random weights, a BPE tokenizer of this size."""
+    """What ``model: tiny`` builds: a Qwen2 of this size, random weights, a BPE tokenizer of this size."""
 
     model_config = ConfigDict(extra="forbid")
 

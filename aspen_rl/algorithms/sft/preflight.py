@@ -31,7 +31,7 @@ def check_model_source(name: str, *, what: str = "model") -> None:
     if path.is_dir():
         return
     if path.exists() or _looks_like_path(name):
-        raise SFTPreflightError(f"{what} {name!r} is not a folder (a local model folder or a hub id is needed)")
+        raise SFTPreflightError(f"{what} {name!r} is not a folder (give a model folder or a hub id)")
     from huggingface_hub import try_to_load_from_cache
 
     cached = try_to_load_from_cache(name, "config.json")
@@ -71,4 +71,4 @@ def preflight(config: SFTConfig) -> None:
     if config.tasks is None:
         raise SFTPreflightError(f"no demonstrations at {demos} and no `tasks` to record them from")
     if not Path(config.tasks).is_file():
-        raise SFTPreflightError(f"tasks file {config.tasks!r} does not exist (demonstrations are recorded from it)")
+        raise SFTPreflightError(f"tasks file {config.tasks!r} (to record demonstrations from) does not exist")
