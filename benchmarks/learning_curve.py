@@ -295,7 +295,7 @@ def plot(points: list[dict[str, Any]], path: Path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
     series = {
         "ladder": ["first_call", "config_json", "config_ran", "result_call", "answer_reward"],
         "episode": ["reward", "schema", "json", "simulated", "read", "success"],
@@ -312,7 +312,9 @@ def plot(points: list[dict[str, Any]], path: Path, title: str) -> None:
         ax.set_xlabel("SFT epochs")
         ax.set_ylim(-0.05, 1.05)
         ax.legend(fontsize=8)
-    fig.suptitle(title, fontsize=9)
+    import textwrap
+
+    fig.suptitle("\n".join(textwrap.wrap(title, 160)), fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
