@@ -236,12 +236,20 @@ async def evaluate(
     return {"ladder": _mean(rungs), "episode": _mean(episodes)}
 
 
-def run_seed(seed: int, demos: list, eval_demos: list, eval_tasks: list, args: Any) -> list[dict[str, Any]]:
-    """Build, evaluate untrained, then SFT with an evaluation every ``eval_every`` epochs."""
+def run_seed(
+    seed: int,
+    demos: list,
+    eval_demos: list,
+    eval_tasks: list,
+    args: Any,
+    points: list[dict[str, Any]],
+    write: Any,
+) -> None:
+    """Build, evaluate untrained, then SFT with an evaluation every ``eval_every`` epochs (into ``points``,
+    written by ``write`` after each)."""
     model, tokenizer = build_tiny_bpe_model(
         demos, vocab_size=args.vocab, hidden_size=args.width, num_layers=args.layers, num_heads=4, seed=seed
     )
-    points = []
     started = time.monotonic()
 
     def point(epoch: float, loss: float | None) -> None:
@@ -254,6 +262,7 @@ def run_seed(seed: int, demos: list, eval_demos: list, eval_tasks: list, args: A
             **result,
         }
         points.append(entry)
+        write()
         print(f"  seed {seed} epoch {epoch:g}: loss {loss}, {json.dumps(result)}", flush=True)
 
     model_ref = [model]
@@ -286,7 +295,6 @@ def run_seed(seed: int, demos: list, eval_demos: list, eval_tasks: list, args: A
         history = trainer.train(rows)
         model_ref[0] = trainer.model
         point(epoch, round(history[-1]["loss"], 4))
-    return points
 
 
 def plot(points: list[dict[str, Any]], path: Path, title: str) -> None:
@@ -348,29 +356,31 @@ def main() -> None:
     print(f"{len(train_tasks)} train / {len(eval_tasks)} held-out tasks of {families}", flush=True)
     demos = asyncio.run(demonstrations(train_tasks))
     eval_demos = asyncio.run(demonstrations(eval_tasks))
-    points = []
+    points: list[dict[str, Any]] = []
+
+    def write() -> None:
+        """JSON and PNG of the points so far (after every evaluation: a cut run keeps what it measured)."""
+        load = os.getloadavg()
+        meta = {
+            "command": "python benchmarks/learning_curve.py "
+            + " ".join(
+                f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k not in {"out", "scratch"}
+            ),
+            "machine": f"{os.cpu_count()} CPUs, torch threads {args.threads}",
+            "load_average": [round(x, 2) for x in load],
+            "wall_s": round(time.monotonic() - started),
+            "success_reward": SUCCESS_REWARD,
+        }
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.with_suffix(".json").write_text(
+            json.dumps({"meta": meta, "points": points}, indent=1) + "\n"
+        )
+        title = f"{meta['command']} | wall {meta['wall_s']} s, load {meta['load_average']}"
+        plot(points, args.out.with_suffix(".png"), title)
+
     for seed in [int(s) for s in args.seeds.split(",")]:
-        points += run_seed(seed, demos, eval_demos, eval_tasks, args)
-    wall = time.monotonic() - started
-    load = os.getloadavg()
-    meta = {
-        "command": "python benchmarks/learning_curve.py "
-        + " ".join(
-            f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k not in {"out", "scratch"}
-        ),
-        "machine": f"{os.cpu_count()} CPUs, torch threads {args.threads}",
-        "load_average_at_end": [round(x, 2) for x in load],
-        "wall_s": round(wall),
-        "success_reward": SUCCESS_REWARD,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.with_suffix(".json").write_text(json.dumps({"meta": meta, "points": points}, indent=1) + "\n")
-    plot(
-        points,
-        args.out.with_suffix(".png"),
-        f"{meta['command']}\nwall {meta['wall_s']} s, load {meta['load_average_at_end']}",
-    )
-    print(f"wrote {args.out.with_suffix('.json')} and .png; wall {wall:.0f} s, load {load}")
+        run_seed(seed, demos, eval_demos, eval_tasks, args, points, write)
+    print(f"wrote {args.out.with_suffix('.json')} and .png; wall {time.monotonic() - started:.0f} s")
 
 
 if __name__ == "__main__":
