@@ -204,7 +204,7 @@ def build_tools(
             "The complete config as JSON text",
         ],
     ) -> str:
-        """Run a flowsheet simulation. Gives result_file_path, or an error_message naming the field to fix."""
+        """Run a flowsheet simulation: result_file_path for get_result, or an error_message to fix."""
         parsed: Any = config
         if isinstance(config, str):
             try:
