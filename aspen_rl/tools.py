@@ -179,18 +179,10 @@ def build_tools(
     async def get_schema(
         block_types: Annotated[
             list[str],
-            'Aspen block types you will use, e.g. ["Heater", "Flash2"], and "reactions", "design_specs" or '
-            "\"convergence\" when the config needs that section. 'base' is always added.",
+            'Block types, e.g. ["Heater", "Flash2"]; add "reactions", "design_specs", "convergence" if used',
         ],
     ) -> str:
-        """Fetch the JSON Schema of the flowsheet config for the given block types.
-
-        Call this first, before writing a config. The answer always contains the 'base' part
-        (components, property_methods, blocks, streams, block_connections, stream_data) and one part
-        per requested block type describing its blocks_<Type>_data section, allowed values and
-        units. The reactions, design_specs and convergence sections have parts of their own: ask for
-        them by those names. Unknown names are listed under not_found.
-        """
+        """Fetch the flowsheet config schema: the base part and one part per block type. Call it first."""
         if isinstance(block_types, str):  # tolerate "Heater,Flash2"
             block_types = block_types.split(",")
         requested = [str(t).strip() for t in block_types if str(t).strip()]
@@ -209,16 +201,10 @@ def build_tools(
     async def run_simulation(
         config: Annotated[
             str,
-            "The complete flowsheet config as JSON text, following the schema from get_schema.",
+            "The complete config as JSON text",
         ],
     ) -> str:
-        """Run an Aspen Plus flowsheet simulation with the given config.
-
-        Returns JSON: on success {"success": true, "result_file_path": ...} (then call get_result
-        with that result_file_path); on failure {"success": false, "error_type": ..., "error_code":
-        ..., "error_message": ...} naming the field to fix (invalid JSON, unknown component, bad
-        stream name, unknown unit, missing spec, no convergence...). Fix the config and call again.
-        """
+        """Run a flowsheet simulation: result_file_path for get_result, or an error_message to fix."""
         parsed: Any = config
         if isinstance(config, str):
             try:
@@ -244,15 +230,9 @@ def build_tools(
         return await _record(RUN_SIMULATION, {"config": parsed}, action)
 
     async def get_result(
-        result_file_path: Annotated[str, "The result_file_path returned by a successful run_simulation."],
+        result_file_path: Annotated[str, "From a successful run_simulation"],
     ) -> str:
-        """Read the results workbook of a finished simulation run.
-
-        Returns tables: the Stream Summary (one row per quantity with its unit, one column per
-        stream: temperature, pressure, vapor fraction, flows; component rows are named like
-        "Mole Fractions/WATER") and one section per block with "NAME = value unit" lines (e.g.
-        QCALC for a heater duty). Report the values the user asked for from this answer.
-        """
+        """Read a run's results: the stream table and "NAME = value unit" lines per block."""
 
         async def action() -> tuple[FailureKind | None, str | None, Any, str]:
             document = await client.get_result(result_file_path)

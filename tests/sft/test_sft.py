@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import torch
 
+from aspen_rl.agent.context import CONFIG_ACKNOWLEDGED, SCHEMA_CLEARED
 from aspen_rl.algorithms.grpo.config import load_grpo_config
 from aspen_rl.algorithms.grpo.engine import TransformersEngine
 from aspen_rl.algorithms.grpo.model import load_policy
@@ -49,27 +50,36 @@ def test_config_file_documents_every_default() -> None:
         load_sft_config(nope=1)
 
 
-async def test_rows_train_exactly_the_assistant_turns() -> None:
+async def test_rows_train_exactly_the_assistant_turns_in_the_context_the_agent_shows() -> None:
     task = load_tasks(GENERATED / "train.jsonl")[0]
     (demo,) = await _demos([task])
     tokenizer = build_tiny_tokenizer()
-    (row,) = transcript_rows([demo], tokenizer)
-    spans, current = [], []
-    for token, mask in zip(row.input_ids, row.loss_mask, strict=True):
-        if mask:
-            current.append(token)
-        elif current:
+    rows = transcript_rows([demo], tokenizer)
+    spans = []
+    for row in rows:
+        current: list[int] = []
+        for token, mask in zip(row.input_ids, row.loss_mask, strict=True):
+            if mask:
+                current.append(token)
+            elif current:
+                spans.append(tokenizer.decode(current))
+                current = []
+        if current:
             spans.append(tokenizer.decode(current))
-            current = []
-    if current:
-        spans.append(tokenizer.decode(current))
     turns = [m for m in demo["messages"] if m["role"] == "assistant"]
     assert len(spans) == len(turns) == 4  # schema, run, result, answer
     assert spans[0].startswith('<tool_call>\n{"name": "get_schema"') and spans[0].endswith("<|im_end|>")
     assert spans[-1] == turns[-1]["content"] + "<|im_end|>"
     assert all("<tool_response>" not in s and "<|im_start|>" not in s for s in spans)
+    # the agent clears the schema once the run succeeded and acknowledges the config once results were read:
+    # the rows break there (3 contexts), and the last one shows neither
+    assert len(rows) == 3
+    last = tokenizer.decode(rows[-1].input_ids)
+    assert SCHEMA_CLEARED in last and CONFIG_ACKNOWLEDGED in last and '"stream_data"' not in last
+    (kept,) = transcript_rows([demo], tokenizer, agent_view=False)
+    assert SCHEMA_CLEARED not in tokenizer.decode(kept.input_ids)
     (first,) = transcript_rows([demo], tokenizer, max_assistant_turns=1, include_tools=False)
-    assert len(first.input_ids) < len(row.input_ids) and first.num_loss_tokens == len(
+    assert len(first.input_ids) < len(rows[0].input_ids) and first.num_loss_tokens == len(
         tokenizer.encode(spans[0])
     )
 

@@ -18,6 +18,22 @@ class SFTConfigError(ValueError):
     """An SFT config file or override that cannot be used, with the offending key named."""
 
 
+TINY_MODEL = "tiny"
+"""``model: tiny``: a small Qwen2 built from :class:`TinyModelSettings` with a BPE tokenizer learnt from the
+run's demonstrations (nothing downloaded; the CPU recipe ``configs/sft_tiny_cpu.yaml``)."""
+
+
+class TinyModelSettings(BaseModel):
+    """What ``model: tiny`` builds: a Qwen2 of this size, random weights, a BPE tokenizer of this size."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vocab_size: int = Field(2000, ge=300, description="BPE vocabulary learnt from the demonstrations.")
+    hidden_size: int = Field(128, gt=0, description="Width.")
+    num_layers: int = Field(2, gt=0, description="Depth.")
+    num_heads: int = Field(4, gt=0, description="Attention heads (divide the width).")
+
+
 class SFTConfig(BaseModel):
     """Supervised warm start on simulator-verified demonstrations.
 
@@ -28,7 +44,14 @@ class SFTConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     # ---- model
-    model: str = Field("Qwen/Qwen2.5-0.5B-Instruct", description="Base model: a local directory or a hub id.")
+    model: str = Field(
+        "Qwen/Qwen2.5-0.5B-Instruct",
+        description="Base model: a local directory, a hub id (checked before any work), or 'tiny' (built "
+        "from `tiny`, tokenizer learnt from the demonstrations).",
+    )
+    tiny: TinyModelSettings = Field(
+        default_factory=TinyModelSettings, description="Size of the model `model: tiny` builds."
+    )
     tokenizer: str | None = Field(None, description="Tokenizer path or id; None uses the model's.")
     chat_template: str | None = Field(
         None,
@@ -47,9 +70,10 @@ class SFTConfig(BaseModel):
     )
 
     # ---- data
-    demonstrations: str = Field(
-        "data/generated/train_demos.jsonl",
-        description="Transcripts (python -m aspen_rl.tasks demos); recorded from `tasks` when missing.",
+    demonstrations: str | None = Field(
+        None,
+        description="Transcripts (python -m aspen_rl.tasks demos); recorded from `tasks` when the file is "
+        "missing. None: recorded into the run folder (<output_dir>/<run_name>-run/demos.jsonl).",
     )
     tasks: str | None = Field(
         "data/generated/train.jsonl",
@@ -99,6 +123,16 @@ class SFTConfig(BaseModel):
         "updates (0: only when a signal stops the run); --resume continues from one.",
     )
     keep_checkpoints: int = Field(2, ge=1, description="Resumable checkpoints kept (the newest).")
+    epoch_checkpoints: bool = Field(
+        False,
+        description="Also save the model after every epoch into the run folder (<run>-run/epoch_<k>/), to "
+        "evaluate how it learns.",
+    )
+
+    @property
+    def run_dir(self) -> Path:
+        """The run folder: train.log, metrics.jsonl (one line per update), recorded demos, epoch models."""
+        return Path(self.output_dir) / f"{self.run_name}-run"
 
 
 def _describe(error: ValidationError) -> str:

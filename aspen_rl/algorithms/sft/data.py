@@ -5,6 +5,11 @@ conversation so far through the chat template with the generation prompt; comple
 rendering of that turn up to and including its end-of-turn token), and :func:`build_rows` merges the turns
 of one transcript by exact token prefix: assistant tokens get loss mask 1, everything else (system, user,
 tool answers, template glue) 0. These are the masks GRPO trains with.
+
+Each turn's prompt is the conversation as the agent's model context shows it at that point
+(:func:`aspen_rl.agent.context.openai_view`: the schema cleared once a run succeeded, the config acknowledged
+once its results were read), so SFT trains on exactly the contexts the agent sends; where the view changes,
+the prefix breaks and the transcript gives more than one row, as GRPO's recorded calls do.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from aspen_rl.agent.context import openai_view
 from aspen_rl.algorithms.grpo.server import normalize_messages
 from aspen_rl.algorithms.grpo.trajectory import build_rows
 from aspen_rl.algorithms.grpo.types import CallRecord, TrajectoryRow
@@ -35,25 +41,30 @@ def assistant_records(
     include_tools: bool = True,
     system_prompt: str | None = None,
     max_assistant_turns: int | None = None,
+    agent_view: bool = True,
 ) -> list[CallRecord]:
     """One call record per assistant turn of an OpenAI-format transcript (``messages``, ``tools``).
+
+    With ``agent_view`` each prompt is :func:`~aspen_rl.agent.context.openai_view` of the turns before it
+    (what the agent shows the model); without it, every earlier message as recorded.
 
     Raises:
         TranscriptError: a turn's rendering does not extend the rendering of the conversation before it.
     """
-    messages = normalize_messages(transcript["messages"])
-    if system_prompt is not None and messages and messages[0]["role"] == "system":
-        messages[0] = {**messages[0], "content": system_prompt}
+    raw = list(transcript["messages"])  # tool-call arguments as JSON text, as the agent sends them
+    if system_prompt is not None and raw and raw[0]["role"] == "system":
+        raw[0] = {**raw[0], "content": system_prompt}
     tools = transcript.get("tools") if include_tools else None
     eos = tokenizer.eos_token_id
     records: list[CallRecord] = []
-    for i, message in enumerate(messages):
+    for i, message in enumerate(raw):
         if message["role"] != "assistant":
             continue
         if max_assistant_turns is not None and len(records) >= max_assistant_turns:
             break
-        prompt = _render(tokenizer, messages[:i], tools, gen=True)
-        full = _render(tokenizer, messages[: i + 1], tools, gen=False)
+        shown = normalize_messages(openai_view(raw[:i]) if agent_view else raw[:i])
+        prompt = _render(tokenizer, shown, tools, gen=True)
+        full = _render(tokenizer, [*shown, *normalize_messages([message])], tools, gen=False)
         if full[: len(prompt)] != prompt:
             raise TranscriptError(
                 f"transcript {transcript.get('task_id', '?')}: assistant turn {i} does not extend its prompt "
@@ -86,6 +97,7 @@ def transcript_rows(
     system_prompt: str | None = None,
     max_assistant_turns: int | None = None,
     max_length: int | None = None,
+    agent_view: bool = True,
 ) -> list[TrajectoryRow]:
     """Training rows of every transcript (usually one per transcript; more when the prefix breaks)."""
     rows: list[TrajectoryRow] = []
@@ -96,6 +108,7 @@ def transcript_rows(
             include_tools=include_tools,
             system_prompt=system_prompt,
             max_assistant_turns=max_assistant_turns,
+            agent_view=agent_view,
         )
         if records:
             rows.extend(build_rows(records, max_tokens=max_length).rows)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from aspen_rl.algorithms.grpo.tiny import CHAT_TEMPLATE
+from aspen_rl.agent.context import openai_view
+from aspen_rl.algorithms.grpo.tiny import CHAT_TEMPLATE, build_tiny_model
 
 
 def train_chat_tokenizer(texts: Iterable[str], *, vocab_size: int = 2000) -> Any:
@@ -42,13 +43,13 @@ def train_chat_tokenizer(texts: Iterable[str], *, vocab_size: int = 2000) -> Any
 
 
 def transcript_texts(transcripts: Iterable[dict[str, Any]], *, max_chars: int = 4000) -> list[str]:
-    """Text of every message of the transcripts (tool answers cut to ``max_chars``), to train a tokenizer "
-    "on."""
+    """Text of every message of the transcripts, recorded and as the agent shows them (tool answers cut to
+    ``max_chars``), to train a tokenizer on."""
     import json
 
     texts: list[str] = []
     for transcript in transcripts:
-        for message in transcript["messages"]:
+        for message in transcript["messages"] + openai_view(transcript["messages"]):
             if message.get("content"):
                 texts.append(str(message["content"])[:max_chars])
             for call in message.get("tool_calls") or []:
@@ -57,3 +58,33 @@ def transcript_texts(transcripts: Iterable[dict[str, Any]], *, max_chars: int = 
                     json.dumps({"name": function["name"], "arguments": json.loads(function["arguments"])})
                 )
     return texts
+
+
+def build_tiny_bpe_model(
+    transcripts: list[dict[str, Any]],
+    *,
+    vocab_size: int = 2000,
+    hidden_size: int = 128,
+    num_layers: int = 2,
+    num_heads: int = 4,
+    seed: int = 0,
+) -> tuple[Any, Any]:
+    """A random Qwen2 built from a config and a BPE tokenizer learnt from ``transcripts`` (and the system
+    prompt and tool descriptions they carry); nothing is downloaded.
+
+    Returns:
+        ``(model, tokenizer)``: the model in float32, eval mode, its generation config ending at the
+        tokenizer's end-of-turn token.
+    """
+    import json
+
+    texts = transcript_texts(transcripts)
+    for transcript in transcripts[:1]:  # the tool block every prompt carries
+        texts.extend(json.dumps(tool) for tool in transcript.get("tools") or [])
+    tokenizer = train_chat_tokenizer(texts, vocab_size=vocab_size)
+    model = build_tiny_model(
+        len(tokenizer), hidden_size=hidden_size, num_layers=num_layers, num_heads=num_heads, seed=seed
+    )
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    return model, tokenizer

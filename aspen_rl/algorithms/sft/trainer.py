@@ -12,7 +12,7 @@ import json
 import logging
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +105,16 @@ class SFTTrainer:
         )
         self.updates = 0
         self.history: list[dict[str, float]] = []
+        self.on_update: Callable[[dict[str, float]], None] | None = None
+        """Called after every optimiser update with its metrics (update, loss, grad_norm, lr, tokens)."""
+
+    def updates_per_epoch(self, n_rows: int) -> int:
+        """Optimiser updates in one pass over ``n_rows`` rows."""
+        return max(1, math.ceil(n_rows / self.config.batch_size))
+
+    def total_updates(self, n_rows: int) -> int:
+        """Optimiser updates of the whole run over ``n_rows`` rows."""
+        return max(1, math.ceil(self.updates_per_epoch(n_rows) * self.config.epochs))
 
     def _lr_factor(self, update: int, total: int) -> float:
         warmup = self.config.warmup_steps
@@ -137,8 +147,7 @@ class SFTTrainer:
         if not rows:
             raise ValueError("no training rows: no demonstration has an assistant turn")
         cfg = self.config
-        per_epoch = math.ceil(len(rows) / cfg.batch_size)
-        total = max(1, math.ceil(per_epoch * cfg.epochs))
+        total = self.total_updates(len(rows))
         rng = random.Random(cfg.seed)
         order: list[int] = []
         if resume is not None:
@@ -171,15 +180,18 @@ class SFTTrainer:
                 self.updates += 1
                 stepping = False
                 position = (rng.getstate(), list(order))
+                entry = {
+                    "update": float(self.updates),
+                    "loss": summed / max(n_tokens, 1),
+                    "grad_norm": float(grad_norm),
+                    "lr": self.optimizer.param_groups[0]["lr"],
+                    "tokens": float(n_tokens),
+                }
                 if self.updates % cfg.log_every == 0 or update == total - 1:
-                    entry = {
-                        "update": float(self.updates),
-                        "loss": summed / max(n_tokens, 1),
-                        "grad_norm": float(grad_norm),
-                        "lr": self.optimizer.param_groups[0]["lr"],
-                    }
                     self.history.append(entry)
                     logger.info("sft update %d/%d: loss %.4f", self.updates, total, entry["loss"])
+                if self.on_update is not None:
+                    self.on_update(entry)
                 if cfg.save_every and self.updates % cfg.save_every == 0 and self.updates < total:
                     self.save_checkpoint(total, len(rows), position)
         except KeyboardInterrupt:
@@ -245,13 +257,14 @@ class SFTTrainer:
         logger.info("sft resumed from %s at update %d/%d", path, self.updates, total)
         return rng, list(position["order"])
 
-    def save(self, path: str | Path | None = None) -> Path:
+    def save(self, path: str | Path | None = None, *, final: bool = True) -> Path:
         """Write a checkpoint that ``--algorithm grpo --model <path>`` and the model server load directly.
 
         LoRA adapters are merged into the weights, so the directory holds a plain ``save_pretrained`` model
         and its tokenizer (chat template included), plus ``sft_state.json`` (config and loss history). It is
         written beside its target and renamed into place (a run killed while saving leaves the previous
-        directory, never half of one); the run's intermediate checkpoints are removed afterwards.
+        directory, never half of one); with ``final`` the run's intermediate checkpoints are removed
+        afterwards (an epoch model saved mid-run passes ``final=False``).
         """
         cfg = self.config
         out = Path(path) if path is not None else Path(cfg.output_dir) / cfg.run_name
@@ -269,6 +282,8 @@ class SFTTrainer:
             write_state(directory, state)
 
         write_dir_atomically(out, write)
+        if not final:
+            return out
         prune(self.checkpoints_dir, 0)
         with contextlib.suppress(OSError):
             self.checkpoints_dir.rmdir()

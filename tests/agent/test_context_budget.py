@@ -1,0 +1,38 @@
+"""Every shipped task's largest request, as the agent's model context shows it, fits the context budget."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("context_budget", ROOT / "benchmarks" / "context_budget.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["context_budget"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+async def test_every_shipped_task_largest_request_fits_12000_characters_and_scores_one() -> None:
+    budget = _benchmark()
+    tasks = budget.shipped_tasks()
+    assert len(tasks) == 25
+    largest: dict[str, int] = {}
+    for task in tasks:
+        counts, reward = await budget.play(task, None, budget.SCHEMA_MAX_CHARS, True)
+        assert reward == 1.0, task.task_id
+        largest[task.task_id] = max(counts)
+    over = {k: v for k, v in largest.items() if v > budget.TARGET_CHARS}
+    assert not over, over
+    # the measure sees the schema: without the compact rendering the same requests are far over budget
+    counts, _ = await budget.play(tasks[0], None, None, False)
+    assert max(counts) > budget.TARGET_CHARS
