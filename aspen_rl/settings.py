@@ -106,7 +106,8 @@ class Settings(BaseSettings):
         schema_max_chars: Budget of the schema text ``get_schema`` shows the model (compact
             rendering; ``null`` for the raw JSON).
         clear_schema_after_run: Once a simulation has succeeded, show the model its earlier schema
-            answers as a one-line stub (they stay in the trace); keeps later prompts short.
+            answers as a one-line stub, and once its results are read, the config it sent as a one-line
+            acknowledgement (both stay in the trace); keeps later prompts short.
         rollout_timeout_s: Wall-clock cap of one rollout.
         max_infrastructure_share: Largest share (0-1) of a run's rollouts that may fail by the
             infrastructure's fault (left out of every reward and mean, and counted); past it the run
