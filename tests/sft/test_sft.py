@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 import torch
+from _support.sft import tiny_sft_settings
 
 from aspen_rl.agent.context import CONFIG_ACKNOWLEDGED, SCHEMA_CLEARED
 from aspen_rl.algorithms.grpo.config import load_grpo_config
 from aspen_rl.algorithms.grpo.engine import TransformersEngine
 from aspen_rl.algorithms.grpo.model import load_policy
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model, build_tiny_tokenizer, save_tiny_chat_model
+from aspen_rl.algorithms.grpo.tiny import build_tiny_model, build_tiny_tokenizer
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
 from aspen_rl.algorithms.grpo.trajectory import sample_from_records
 from aspen_rl.algorithms.grpo.types import CallRecord, SamplingParams
@@ -23,7 +24,7 @@ from aspen_rl.algorithms.sft.data import transcript_rows
 from aspen_rl.algorithms.sft.evaluate import first_call_accuracy, is_correct_first_call
 from aspen_rl.algorithms.sft.tiny import train_chat_tokenizer, transcript_texts
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
-from aspen_rl.tasks import load_tasks, save_tasks
+from aspen_rl.tasks import load_tasks
 from aspen_rl.tasks.generator import SHIPPED_FAMILIES, family_of
 from aspen_rl.tasks.generator.demos import record_demos
 from aspen_rl.tasks.regenerate import in_process_client
@@ -184,22 +185,7 @@ def test_train_cli_runs_sft_and_grpo_loads_the_checkpoint(
     from aspen_rl.serve import load_local_model
     from aspen_rl.train import main as train_main
 
-    tiny = save_tiny_chat_model(tmp_path / "tiny", seed=0)
-    tasks = load_tasks(GENERATED / "train.jsonl")[:2]
-    save_tasks(tasks, tmp_path / "tasks.jsonl")
-    (tmp_path / "configs").mkdir()
-    settings = {
-        "model": str(tiny),
-        "device": "cpu",
-        "dtype": "float32",
-        "lora": {"enabled": True, "r": 4, "alpha": 8},
-        "demonstrations": str(tmp_path / "demos.jsonl"),
-        "tasks": str(tmp_path / "tasks.jsonl"),
-        "include_tools": False,
-        "max_assistant_turns": 1,
-        "epochs": 1,
-        "batch_size": 2,
-    }
+    settings = tiny_sft_settings(tmp_path)
     (tmp_path / "configs" / "sft.yaml").write_text(json.dumps(settings), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert train_main(["--algorithm", "sft", "--output-dir", str(tmp_path / "out" / "warm")]) == 0

@@ -143,27 +143,9 @@ def test_sigterm_of_an_sft_run_saves_it_and_resume_finishes_it(tmp_path: Path) -
     import time
 
     from _support import repo_env
+    from _support.sft import tiny_sft_settings
 
-    from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
-    from aspen_rl.tasks import save_tasks
-    from aspen_rl.tasks.datasets import load_tasks
-
-    tiny = save_tiny_chat_model(tmp_path / "tiny", seed=0)
-    save_tasks(load_tasks(Path("data/generated/train.jsonl"))[:2], tmp_path / "tasks.jsonl")
-    (tmp_path / "configs").mkdir()
-    settings = {
-        "model": str(tiny),
-        "device": "cpu",
-        "dtype": "float32",
-        "lora": {"enabled": True, "r": 4, "alpha": 8},
-        "demonstrations": str(tmp_path / "demos.jsonl"),
-        "tasks": str(tmp_path / "tasks.jsonl"),
-        "include_tools": False,
-        "max_assistant_turns": 1,
-        "epochs": 60,
-        "batch_size": 2,
-        "save_every": 1,
-    }
+    settings = tiny_sft_settings(tmp_path, epochs=60, save_every=1)
     yaml = tmp_path / "configs" / "sft.yaml"
     yaml.write_text(json.dumps(settings), encoding="utf-8")
     out = tmp_path / "out" / "warm"
