@@ -58,21 +58,30 @@ def _uvicorn_into_the_log() -> None:
 
 
 class _StoreRaceFilter(logging.Filter):
-    """One line instead of a traceback for a runner that polled the store before it was up.
+    """One line instead of a traceback for the store's two start-up and shutdown races.
 
     Agent Lightning forks the runners before it starts the store server; on a loaded machine a runner's
     first heartbeat can come before the server answers, and Agent Lightning logs that (then retries and
-    carries on) with a full traceback. The line and the exception's text are kept.
+    carries on) with a full traceback. At a signal, a runner stopped while it uploads its spans leaves the
+    store's request half-read (starlette's ``ClientDisconnect``), which uvicorn logs with a traceback. The
+    line and the exception's text are kept.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if (
-            record.exc_info
-            and record.name.startswith("agentlightning.runner")
-            and "Heartbeat" in str(record.msg)
-        ):
-            record.msg = f"{record.getMessage()} ({record.exc_info[1]!r}; retried)"
+        exc = record.exc_info[1] if record.exc_info else None
+        heartbeat = record.name.startswith("agentlightning.runner") and "Heartbeat" in str(record.msg)
+        cut_upload = record.name.startswith("uvicorn") and _is_client_disconnect(exc)
+        if exc is not None and (heartbeat or cut_upload):
+            record.msg = f"{record.getMessage()} ({exc!r}; {'retried' if heartbeat else 'client gone'})"
             record.args = None
             record.exc_info = None
             record.exc_text = None
         return True
+
+
+def _is_client_disconnect(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is starlette's ``ClientDisconnect``, alone or inside exception groups (anyio's task
+    groups wrap it)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return bool(exc.exceptions) and all(_is_client_disconnect(e) for e in exc.exceptions)
+    return type(exc).__name__ == "ClientDisconnect"

@@ -145,3 +145,27 @@ def test_the_reward_plot_has_a_legend_for_median_mean_and_points() -> None:
         "one rollout",
     ]
     plt.close(fig)
+
+
+def test_a_span_upload_cut_by_a_signal_is_one_log_line_not_a_traceback() -> None:
+    """At a signal a runner can die mid-upload; uvicorn logs starlette's ClientDisconnect (inside anyio's
+    exception group) with a traceback: the run's log keeps one line instead."""
+    import sys
+
+    from starlette.requests import ClientDisconnect
+
+    from aspen_rl.run_logging import _StoreRaceFilter
+
+    try:
+        raise BaseExceptionGroup("task group", [ClientDisconnect()])
+    except BaseExceptionGroup:
+        record = logging.LogRecord(
+            "uvicorn.error", logging.ERROR, __file__, 1, "Exception in ASGI application", None, sys.exc_info()
+        )
+    assert _StoreRaceFilter().filter(record) and record.exc_info is None
+    assert record.getMessage().endswith("; client gone)")
+    other = logging.LogRecord(
+        "uvicorn.error", logging.ERROR, __file__, 1, "boom", None, (ValueError, ValueError("x"), None)
+    )
+    _StoreRaceFilter().filter(other)
+    assert other.exc_info is not None  # any other error keeps its traceback
