@@ -13,7 +13,7 @@ from simulator_mock.flowsheet.blocks.base import Block, Cardinality
 from simulator_mock.flowsheet.result_sheet import POWER, TEMPERATURE, BlockView, Rows
 from simulator_mock.flowsheet.schema_fields import block_entry, num, section, string, units, when
 from simulator_mock.flowsheet.streams import Stream
-from simulator_mock.properties.property_package import PhaseState
+from simulator_mock.properties.phase_state import PhaseState
 from simulator_mock.properties.units import from_si, to_si
 
 #: Fenske / non-key distribution passes (relative volatilities re-evaluated at the new end compositions).

@@ -20,7 +20,7 @@ from simulator_mock.flowsheet.schema_fields import (
     units,
 )
 from simulator_mock.flowsheet.streams import Stream
-from simulator_mock.properties.property_package import TRACE
+from simulator_mock.properties.phase_state import TRACE
 from simulator_mock.properties.units import read_pair
 
 #: Sweeps (alternating top-down and bottom-up) before the column is declared not converged.
