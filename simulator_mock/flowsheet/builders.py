@@ -38,8 +38,8 @@ def component(cid: str, chemical: str) -> dict[str, str]:
     }
 
 
-def feed(T_C: float, P_bar: float, flows_kmol_hr: dict[str, float]) -> dict[str, Any]:
-    """A TP feed given as component molar flows [kmol/hr] (TOTFLOW is their sum)."""
+def component_flows(flows_kmol_hr: dict[str, float]) -> dict[str, Any]:
+    """A stream's ``flow`` section given as component molar flows [kmol/hr] (TOTFLOW is their sum)."""
     flow: dict[str, Any] = {
         "FLOWBASE": "MOLE",
         "TOTFLOW_VALUE": sum(flows_kmol_hr.values()),
@@ -48,11 +48,16 @@ def feed(T_C: float, P_bar: float, flows_kmol_hr: dict[str, float]) -> dict[str,
     }
     for cid, value in flows_kmol_hr.items():
         flow[cid] = {"FLOW_VALUE": value, "FLOW_UNITS": "kmol/hr", "FLOW_BASIS": "MOLE-FLOW"}
+    return flow
+
+
+def feed(T_C: float, P_bar: float, flows_kmol_hr: dict[str, float]) -> dict[str, Any]:
+    """A TP feed given as component molar flows [kmol/hr] (TOTFLOW is their sum)."""
     return {
         "MIXED_SPEC": "TP",
         "temperature": {"TEMP_VALUE": T_C, "TEMP_UNITS": "C"},
         "pressure": {"PRES_VALUE": P_bar, "PRES_UNITS": "bar"},
-        "flow": flow,
+        "flow": component_flows(flows_kmol_hr),
     }
 
 
@@ -102,7 +107,11 @@ def flowsheet(blocks: list[Block], stream_data: dict[str, Any]) -> Config:
 
 
 def flowsheet_config(
-    title: str, components: list[dict[str, str]], method: str, blocks: list[Block], stream_data: dict[str, Any]
+    title: str,
+    components: list[dict[str, str]],
+    method: str,
+    blocks: list[Block],
+    stream_data: dict[str, Any],
 ) -> Config:
     """A whole config: description, components, one property method and the :func:`flowsheet` of ``blocks``
     (components and block data copied, so a config can be edited without touching the constants here)."""
