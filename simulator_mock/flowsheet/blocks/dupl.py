@@ -6,7 +6,6 @@ from typing import Any, ClassVar
 
 from simulator_mock.errors import UnsupportedOptionError
 from simulator_mock.flowsheet.blocks.base import Block, Cardinality
-from simulator_mock.flowsheet.result_sheet import BlockView, Rows
 from simulator_mock.flowsheet.schema_fields import block_entry, section, string
 from simulator_mock.flowsheet.streams import Stream
 
@@ -74,8 +73,3 @@ class Dupl(Block):
             cls.description + " A Dupl without an entry here copies its feed.",
             block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False),
         )
-
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """No rows: the real export writes no sheet for a Dupl (``result_sheet`` is False)."""
-        return None

@@ -8,7 +8,13 @@ import numpy as np
 
 from simulator_mock.errors import SpecificationError, UnsupportedOptionError
 from simulator_mock.flowsheet.blocks.base import Block, Cardinality
-from simulator_mock.flowsheet.result_sheet import LIQ_RATIO_NOTE, PRESSURE, TEMPERATURE, BlockView, Rows
+from simulator_mock.flowsheet.result_sheet import (
+    LIQ_RATIO_NOTE,
+    PRESSURE,
+    BlockView,
+    Rows,
+    outlet_state_rows,
+)
 from simulator_mock.flowsheet.schema_fields import (
     PRES_MEANING,
     PRES_UNITS,
@@ -81,12 +87,8 @@ class Mixer(Block):
     @staticmethod
     def result_rows(b: BlockView, rows: Rows) -> None:
         """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
-        out = b.outlet()
-        d = b.doc
-        rows.add("B_TEMP", d.get("outlet_temperature_C"), TEMPERATURE)
-        rows.add("B_PRES", d.get("outlet_pressure_bar"), PRESSURE)
-        rows.add("B_VFRAC", out.doc.get("vapor_fraction") if out else None)
-        rows.add("PDROP", b.pressure_drop(d.get("outlet_pressure_bar")), PRESSURE)
+        outlet_state_rows(rows, b)
+        rows.add("PDROP", b.pressure_drop(b.doc.get("outlet_pressure_bar")), PRESSURE)
 
 
 class FSplit(Block):

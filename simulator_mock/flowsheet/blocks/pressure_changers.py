@@ -161,20 +161,18 @@ class Pump(Block):
             block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False),
         )
 
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
-        d = b.doc
-        rows.add("FLUID_POWER", d.get("fluid_power_kW"), POWER)
-        rows.add("BRAKE_POWER", d.get("brake_power_kW"), POWER)
-        rows.add("ELEC_POWER", d.get("electricity_kW"), POWER)
-        rows.add("VFLOW", d.get("volumetric_flow_m3_hr"), VOLUME_FLOW)
-        rows.add("PDRP", d.get("pressure_change_bar"), PRESSURE)
-        rows.add("HEAD_CAL", d.get("head_m"), LENGTH)
-        rows.add("CEFF", d.get("efficiency"))
-        rows.add("WNET", d.get("electricity_kW"), POWER)
-        rows.add("POC", d.get("outlet_pressure_bar"), PRESSURE)
-        rows.add("TOC", d.get("outlet_temperature_C"), TEMPERATURE)
+    result_table = (
+        ("FLUID_POWER", "fluid_power_kW", POWER),
+        ("BRAKE_POWER", "brake_power_kW", POWER),
+        ("ELEC_POWER", "electricity_kW", POWER),
+        ("VFLOW", "volumetric_flow_m3_hr", VOLUME_FLOW),
+        ("PDRP", "pressure_change_bar", PRESSURE),
+        ("HEAD_CAL", "head_m", LENGTH),
+        ("CEFF", "efficiency", None),
+        ("WNET", "electricity_kW", POWER),
+        ("POC", "outlet_pressure_bar", PRESSURE),
+        ("TOC", "outlet_temperature_C", TEMPERATURE),
+    )
 
 
 class Valve(Block):
@@ -265,14 +263,12 @@ class Valve(Block):
         }
         return section("Valve", cls.description, block_entry({"JOB_DATA": job}, ["JOB_DATA"], closed=False))
 
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
-        d = b.doc
-        rows.add("P_OUT_OUT", d.get("outlet_pressure_bar"), PRESSURE)
-        rows.add("VALVE_DP", d.get("pressure_drop_bar"), PRESSURE)
-        rows.add("TCALC", d.get("outlet_temperature_C"), TEMPERATURE)
-        rows.add("VCALC", d.get("outlet_vapor_fraction"))
+    result_table = (
+        ("P_OUT_OUT", "outlet_pressure_bar", PRESSURE),
+        ("VALVE_DP", "pressure_drop_bar", PRESSURE),
+        ("TCALC", "outlet_temperature_C", TEMPERATURE),
+        ("VCALC", "outlet_vapor_fraction", None),
+    )
 
 
 class Compr(Block):

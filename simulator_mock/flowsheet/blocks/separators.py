@@ -223,7 +223,4 @@ class Sep(Block):
             block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False),
         )
 
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
-        rows.add("QCALC", b.doc.get("duty_kW"), POWER)
+    result_table = (("QCALC", "duty_kW", POWER),)
