@@ -1,5 +1,6 @@
 """Builders of flowsheet configs in the service's dialect: components, feeds, outlet specs, whole flowsheets,
-reaction sets and reactor data. The examples, the tests and the benchmarks write their configs with these."""
+reaction sets and reactor data. The examples, the tests, the benchmarks and the task generator write their
+configs with these."""
 
 from __future__ import annotations
 
