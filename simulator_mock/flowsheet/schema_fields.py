@@ -64,6 +64,12 @@ def section(
     return {f"blocks_{type_name}_data": body}
 
 
+def spec_object(desc: str, props: dict[str, Any], **rest: Any) -> dict[str, Any]:
+    """An input section's schema (a block's SPEC_DATA): an object described by ``desc`` with the properties
+    ``props``, then the ``rest`` of its keywords (required, allOf, additionalProperties ...)."""
+    return {"type": "object", "description": desc, "properties": props, **rest}
+
+
 def block_entry(props: dict[str, Any], required: list[str], closed: bool, desc: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {"type": "object", "properties": props, "required": required}
     if desc:

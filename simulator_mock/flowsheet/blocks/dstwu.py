@@ -11,7 +11,7 @@ from scipy.optimize import brentq
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError, UnsupportedOptionError
 from simulator_mock.flowsheet.blocks.base import Block, Cardinality
 from simulator_mock.flowsheet.result_sheet import POWER, TEMPERATURE, BlockView, Rows
-from simulator_mock.flowsheet.schema_fields import block_entry, num, section, string, units, when
+from simulator_mock.flowsheet.schema_fields import block_entry, num, section, spec_object, string, units, when
 from simulator_mock.flowsheet.streams import Stream
 from simulator_mock.properties.phase_state import PhaseState
 from simulator_mock.properties.units import from_si, to_si
@@ -235,12 +235,10 @@ class DSTWU(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         col_p = ["bar", "atm", "MPa", "kPa"]
-        spec = {
-            "type": "object",
-            "description": "Shortcut design specification (Winn minimum stages, Underwood minimum reflux, Gilliland correlation).",  # noqa: E501
-            "properties": {
+        spec = spec_object(
+            "Shortcut design specification (Winn minimum stages, Underwood minimum reflux, Gilliland correlation).",  # noqa: E501
+            {
                 "OPT_NTRR": string(
                     "RR: reflux ratio RR given, stages computed; NSTAGE: number of stages NSTAGE given, reflux computed.",  # noqa: E501
                     ["RR", "NSTAGE"],
@@ -275,7 +273,7 @@ class DSTWU(Block):
                     maximum=1,
                 ),
             },
-            "required": [
+            required=[
                 "OPT_NTRR",
                 "PTOP",
                 "PTOP_UNITS",
@@ -287,9 +285,9 @@ class DSTWU(Block):
                 "HEAVYKEY",
                 "RECOVH",
             ],
-            "allOf": [when("OPT_NTRR", "RR", ["RR"]), when("OPT_NTRR", "NSTAGE", ["NSTAGE"])],
-            "additionalProperties": False,
-        }
+            allOf=[when("OPT_NTRR", "RR", ["RR"]), when("OPT_NTRR", "NSTAGE", ["NSTAGE"])],
+            additionalProperties=False,
+        )
         return section(
             "DSTWU",
             cls.description,

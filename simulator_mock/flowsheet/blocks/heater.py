@@ -58,7 +58,6 @@ class Heater(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         spec = outlet_spec(HEATER_OPTIONS, ALL_OUTLET_FIELDS)
         return section(
             "Heater",

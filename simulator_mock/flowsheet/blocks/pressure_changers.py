@@ -16,7 +16,15 @@ from simulator_mock.flowsheet.result_sheet import (
     BlockView,
     Rows,
 )
-from simulator_mock.flowsheet.schema_fields import PRES_UNITS, block_entry, num, section, string, units
+from simulator_mock.flowsheet.schema_fields import (
+    PRES_UNITS,
+    block_entry,
+    num,
+    section,
+    spec_object,
+    string,
+    units,
+)
 from simulator_mock.flowsheet.streams import Stream
 from simulator_mock.properties.units import from_si, to_si
 
@@ -133,16 +141,12 @@ class Pump(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
-        spec = {
-            "type": "object",
-            "description": (
-                "Pump specification. No efficiency field exists: Aspen then takes the efficiency from its curve for "  # noqa: E501
-                "water in a standard centrifugal pump, a function of the volumetric flow. The mock uses a published "  # noqa: E501
-                "centrifugal-pump correlation (Seider et al.): about 0.44 up to 11 m3/hr, rising to 0.86 at 1100 m3/hr "  # noqa: E501
-                "and above; the results report it as efficiency. Driver efficiency is 1."
-            ),
-            "properties": {
+        spec = spec_object(
+            "Pump specification. No efficiency field exists: Aspen then takes the efficiency from its curve for "  # noqa: E501
+            "water in a standard centrifugal pump, a function of the volumetric flow. The mock uses a published "  # noqa: E501
+            "centrifugal-pump correlation (Seider et al.): about 0.44 up to 11 m3/hr, rising to 0.86 at 1100 m3/hr "  # noqa: E501
+            "and above; the results report it as efficiency. Driver efficiency is 1.",
+            {
                 "PUMP_TYPE": string(
                     "PUMP (raise the pressure) or TURBINE (hydraulic turbine, lower it).", ["PUMP", "TURBINE"]
                 ),
@@ -153,8 +157,8 @@ class Pump(Block):
                     ["PRES", "DELP", "PRATIO", "POWER", "USE-CURVE"],
                 ),
             },
-            "required": ["PUMP_TYPE", "PRES_VALUE", "PRES_UNITS", "OPT_SPEC"],
-        }
+            required=["PUMP_TYPE", "PRES_VALUE", "PRES_UNITS", "OPT_SPEC"],
+        )
         return section(
             "Pump",
             cls.description + " The feed must be liquid.",
@@ -235,7 +239,6 @@ class Valve(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         job = {
             "type": "object",
             "description": "Valve operation.",
@@ -331,11 +334,9 @@ class Compr(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
-        spec = {
-            "type": "object",
-            "description": "Compressor specification. No efficiency field exists: Aspen's defaults apply, isentropic efficiency 0.72 and mechanical efficiency 1.",  # noqa: E501
-            "properties": {
+        spec = spec_object(
+            "Compressor specification. No efficiency field exists: Aspen's defaults apply, isentropic efficiency 0.72 and mechanical efficiency 1.",  # noqa: E501
+            {
                 "MODEL_TYPE": string(
                     "COMPRESSOR (raise the pressure) or TURBINE (expand the gas).",
                     ["COMPRESSOR", "TURBINE"],
@@ -353,8 +354,8 @@ class Compr(Block):
                     default="PRES",
                 ),
             },
-            "required": ["MODEL_TYPE", "TYPE", "PRES_VALUE", "PRES_UNITS", "OPT_SPEC"],
-        }
+            required=["MODEL_TYPE", "TYPE", "PRES_VALUE", "PRES_UNITS", "OPT_SPEC"],
+        )
         return section(
             "Compr", cls.description, block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False)
         )

@@ -193,7 +193,6 @@ class RStoic(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         options = {
             "TP": ("outlet temperature and pressure (isothermal reactor)", spec_fields("TEMP", "PRES")),
             "DP": (

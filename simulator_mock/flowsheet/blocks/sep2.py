@@ -29,7 +29,6 @@ class Sep2(Sep):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         item = {
             "type": "object",
             "properties": {

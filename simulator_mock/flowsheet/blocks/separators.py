@@ -66,7 +66,6 @@ class Flash2(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         return section(
             "Flash2",
             cls.description,
@@ -190,7 +189,6 @@ class Sep(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         spec = {
             "type": "object",
             "description": (
