@@ -84,9 +84,7 @@ def test_a_resume_that_does_not_fit_the_config_is_refused_before_any_service(tmp
     step = tmp_path / "ckpt" / "step_3"
     step.mkdir(parents=True)
     (step / "trainer_state.json").write_text(f'{{"lora": {str(not lora).lower()}, "config": {{}}}}')
-    proc = _train(
-        tmp_path, "--algorithm", "grpo", "--model", str(model), "--resume", str(step.parent)
-    )
+    proc = _train(tmp_path, "--algorithm", "grpo", "--model", str(model), "--resume", str(step.parent))
     assert proc.returncode == 2, proc.stderr[-2000:]
     text = " ".join(proc.stderr.split())
     assert "step_3 holds" in text and f"lora.enabled={lora}" in text and "Traceback" not in text

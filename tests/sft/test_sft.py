@@ -72,9 +72,9 @@ async def test_rows_train_exactly_the_assistant_turns_in_the_context_the_agent_s
     assert spans[0].startswith('<tool_call>\n{"name": "get_schema"') and spans[0].endswith("<|im_end|>")
     assert spans[-1] == turns[-1]["content"] + "<|im_end|>"
     assert all("<tool_response>" not in s and "<|im_start|>" not in s for s in spans)
-    # the agent clears the schema once the run succeeded and acknowledges the config once results were read:
-    # the rows break there (3 contexts), and the last one shows neither
-    assert len(rows) == 3
+    # the agent clears the schema and acknowledges the config once the run succeeded:
+    # the rows break there (2 contexts), and the last one shows neither
+    assert len(rows) == 2
     last = tokenizer.decode(rows[-1].input_ids)
     assert SCHEMA_CLEARED in last and CONFIG_ACKNOWLEDGED in last and '"stream_data"' not in last
     (kept,) = transcript_rows([demo], tokenizer, agent_view=False)
