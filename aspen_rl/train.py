@@ -411,7 +411,7 @@ def _local_model(args: Any, settings: Settings) -> Path | None:
     looks_like_path = path.exists() or args.model.startswith((".", "/", "~")) or args.model.endswith("/")
     if not looks_like_path:
         return None
-    from aspen_rl.serve import resolve_model
+    from aspen_rl.llm.serve import resolve_model
 
     try:
         resolve_model(path)
@@ -437,7 +437,7 @@ def _policy(
     if get_algorithm(args.algorithm).trains_weights:
         return None, f"the policy being trained by {args.algorithm}"
     if local_model is not None:
-        from aspen_rl.serve import start_local_model_server
+        from aspen_rl.llm.serve import start_local_model_server
 
         grpo = getattr(settings.algorithms, "grpo", None) or {}  # the local server shares GRPO's knobs
         url, stop = start_local_model_server(

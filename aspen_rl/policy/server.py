@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from aspen_rl.policy.openai_api import RequestError, chat_completions_app, completion_body, tool_call_entry
+from aspen_rl.llm.openai_wire import RequestError, chat_completions_app, completion_body, tool_call_entry
 from aspen_rl.policy.scripted import AnswerAction, ScriptedPolicy, ToolCallAction
 
 SCRIPTED_MODEL_NAME = "offline-scripted-policy"

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from aspen_rl.algorithms.grpo.config import GRPOConfig
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model, build_tiny_tokenizer
+from aspen_rl.llm.tiny_bytes import build_tiny_model, build_tiny_tokenizer
 
 
 @pytest.fixture(scope="session")

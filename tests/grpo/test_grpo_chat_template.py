@@ -7,17 +7,17 @@ from typing import Any
 
 import pytest
 
-from aspen_rl.algorithms.grpo.chat_template import (
+from aspen_rl.algorithms.grpo.config import GRPOConfig
+from aspen_rl.llm.chat_server import ChatCompletionServer
+from aspen_rl.llm.chat_template import (
     CHATML_TOOLS_TEMPLATE,
     ChatTemplateError,
     check_renders_tools,
     load_chat_template,
 )
-from aspen_rl.algorithms.grpo.config import GRPOConfig
-from aspen_rl.algorithms.grpo.engine import TransformersEngine
-from aspen_rl.algorithms.grpo.model import load_policy
-from aspen_rl.algorithms.grpo.server import ChatCompletionServer
-from aspen_rl.algorithms.grpo.tiny import build_tiny_tokenizer, save_tiny_chat_model
+from aspen_rl.llm.engine import TransformersEngine
+from aspen_rl.llm.loading import load_model
+from aspen_rl.llm.tiny_bytes import build_tiny_tokenizer, save_tiny_chat_model
 
 NO_TOOLS_TEMPLATE = (
     "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
@@ -75,7 +75,7 @@ def test_grpo_setting_applies_when_the_policy_is_loaded(tmp_path: Path) -> None:
     tokenizer.save_pretrained(model_dir)  # a model shipped with a template that drops tools
     config = GRPOConfig(model=str(model_dir), device="cpu")
     with pytest.raises(ChatTemplateError, match=str(model_dir)):
-        load_policy(config)
-    _, fixed = load_policy(config.replace(chat_template="chatml-tools"))
+        load_model(config)
+    _, fixed = load_model(config.replace(chat_template="chatml-tools"))
     check_renders_tools(fixed)
     assert fixed.chat_template == CHATML_TOOLS_TEMPLATE

@@ -12,12 +12,12 @@ import openai
 import pytest
 import torch
 
-from aspen_rl.algorithms.grpo.engine import RolloutEngine, TransformersEngine
-from aspen_rl.algorithms.grpo.engine.base import WeightsSource
-from aspen_rl.algorithms.grpo.server import ChatCompletionServer
-from aspen_rl.algorithms.grpo.tool_calls import parse_tool_calls
-from aspen_rl.algorithms.grpo.trajectory import build_rows
-from aspen_rl.algorithms.grpo.types import Generation, SamplingParams
+from aspen_rl.llm.chat_server import ChatCompletionServer
+from aspen_rl.llm.engine import RolloutEngine, TransformersEngine
+from aspen_rl.llm.engine.base import WeightsSource
+from aspen_rl.llm.tool_calls import parse_tool_calls
+from aspen_rl.llm.trajectory import build_rows
+from aspen_rl.llm.types import Generation, SamplingParams
 
 TOOLS = [
     {
@@ -295,7 +295,7 @@ ARGUMENTS = '{"types": "base,Heater", "T": 80.5, "unit": "°C"}'
 )
 @pytest.mark.parametrize("template", ["qwen2.5", "tiny"])
 def test_tool_history_renders_once_encoded_and_merges_into_one_row(reply: str, template: str) -> None:
-    from aspen_rl.algorithms.grpo.tiny import build_tiny_tokenizer
+    from aspen_rl.llm.tiny_bytes import build_tiny_tokenizer
 
     tokenizer = build_tiny_tokenizer()
     if template == "qwen2.5":
@@ -329,7 +329,7 @@ def test_parse_keeps_content_as_written_but_the_separator() -> None:
 
 
 def test_tool_call_arguments_are_parsed_for_the_template() -> None:
-    from aspen_rl.algorithms.grpo.server import RequestError, normalize_messages
+    from aspen_rl.llm.chat_server import RequestError, normalize_messages
 
     call = {"id": "c1", "type": "function", "function": {"name": "a", "arguments": '{"x": [1, "é"]}'}}
     request = [{"role": "assistant", "content": None, "tool_calls": [call]}]

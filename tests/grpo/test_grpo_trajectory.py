@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from aspen_rl.algorithms.grpo.trajectory import build_rows, sample_from_records
-from aspen_rl.algorithms.grpo.types import CallRecord, TrajectoryRow
+from aspen_rl.llm.trajectory import build_rows, sample_from_records
+from aspen_rl.llm.types import CallRecord, TrajectoryRow
 
 
 def call(

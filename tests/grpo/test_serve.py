@@ -1,4 +1,4 @@
-"""``aspen_rl.serve``: a local model behind GRPO's OpenAI-compatible endpoint, driven by the real agent."""
+"""``aspen_rl.llm.serve``: a local model behind the OpenAI-compatible endpoint, driven by the real agent."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import openai
 import pytest
 import torch
 
-from aspen_rl.algorithms.grpo.chat_template import ChatTemplateError
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model, build_tiny_tokenizer, save_tiny_chat_model
-from aspen_rl.serve import main, resolve_model, start_local_model_server
+from aspen_rl.llm.chat_template import ChatTemplateError
+from aspen_rl.llm.serve import main, resolve_model, start_local_model_server
+from aspen_rl.llm.tiny_bytes import build_tiny_model, build_tiny_tokenizer, save_tiny_chat_model
 
 ARGUMENTS = {"block_types": ["Heater"]}
 CALL = json.dumps({"name": "get_schema", "arguments": ARGUMENTS})

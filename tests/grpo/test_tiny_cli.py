@@ -1,10 +1,10 @@
-"""``python -m aspen_rl.algorithms.grpo.tiny OUT_DIR`` writes a loadable tiny chat model."""
+"""``python -m aspen_rl.llm.tiny_bytes OUT_DIR`` writes a loadable tiny chat model."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from aspen_rl.algorithms.grpo.tiny import main
+from aspen_rl.llm.tiny_bytes import main
 
 
 def test_tiny_entry_writes_a_model_folder(tmp_path: Path, capsys) -> None:

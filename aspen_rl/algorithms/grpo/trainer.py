@@ -20,19 +20,19 @@ import torch
 from aspen_rl.algorithms.grpo import checkpoint as ckpt
 from aspen_rl.algorithms.grpo.advantages import group_advantages
 from aspen_rl.algorithms.grpo.config import GRPOConfig, resume_differences, resume_refusal
-from aspen_rl.algorithms.grpo.engine.base import RolloutEngine
-from aspen_rl.algorithms.grpo.logprobs import token_logprobs
 from aspen_rl.algorithms.grpo.loss import grpo_token_loss, token_weights, weighted_sum
-from aspen_rl.algorithms.grpo.model import (
+from aspen_rl.llm.engine.base import RolloutEngine
+from aspen_rl.llm.loading import (
     apply_lora,
     disable_dropout,
     is_peft_model,
-    load_policy,
+    load_model,
     resolve_device,
     set_cpu_threads,
 )
-from aspen_rl.algorithms.grpo.row_batch import RowBatch, collate
-from aspen_rl.algorithms.grpo.types import RolloutSample, TrajectoryRow
+from aspen_rl.llm.logprobs import token_logprobs
+from aspen_rl.llm.row_batch import RowBatch, collate
+from aspen_rl.llm.types import RolloutSample, TrajectoryRow
 
 Group = Sequence[RolloutSample | tuple[Sequence[TrajectoryRow], float]]
 """The G rollouts of one task: ``RolloutSample``s or ``(rows, reward)`` pairs."""
@@ -97,7 +97,7 @@ class GRPOTrainer:
         random.seed(config.seed)
         torch.manual_seed(config.seed)
         if model is None:
-            model, loaded_tokenizer = load_policy(config)
+            model, loaded_tokenizer = load_model(config)
             tokenizer = tokenizer if tokenizer is not None else loaded_tokenizer
         self.device = resolve_device(config.device)
         model.to(self.device)
