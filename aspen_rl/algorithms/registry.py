@@ -247,7 +247,7 @@ def _build_grpo(ctx: BuildContext) -> Any:
 
 
 def _preflight_verl(ctx: BuildContext) -> None:
-    from aspen_rl.algorithms.verl_config import VerlUnavailableError, ensure_verl_available
+    from aspen_rl.algorithms.verl.config import VerlUnavailableError, ensure_verl_available
 
     try:
         ensure_verl_available()
@@ -256,8 +256,8 @@ def _preflight_verl(ctx: BuildContext) -> None:
 
 
 def _build_verl(ctx: BuildContext) -> Any:
-    from aspen_rl.algorithms.verl import build_verl
-    from aspen_rl.algorithms.verl_config import VerlUnavailableError
+    from aspen_rl.algorithms.verl.algorithm import build_verl
+    from aspen_rl.algorithms.verl.config import VerlUnavailableError
 
     run_name = ctx.report.output_dir.name if ctx.report is not None else "verl"
     try:

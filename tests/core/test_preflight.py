@@ -66,7 +66,7 @@ def test_a_model_url_without_a_key_is_warned(tmp_path: Path) -> None:
 
 
 def test_verl_without_its_extra_or_a_gpu_is_refused_at_once(tmp_path: Path) -> None:
-    from aspen_rl.algorithms.verl_config import missing_verl_requirements
+    from aspen_rl.algorithms.verl.config import missing_verl_requirements
 
     if not missing_verl_requirements():
         pytest.skip("verl and a GPU are available here")

@@ -105,8 +105,8 @@ async def test_the_agent_executes_the_served_models_tool_call(served: str, tmp_p
     from agentlightning import LLM
 
     from aspen_rl.agent import AspenLitAgent
-    from aspen_rl.services import mock_simulator
     from aspen_rl.settings import Settings
+    from aspen_rl.subprocesses import mock_simulator
     from aspen_rl.tasks import load_split
 
     task = load_split("train")[0]

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aspen_rl.agent import AspenLitAgent
-from aspen_rl.algorithms.verl_config import (
+from aspen_rl.algorithms.verl.config import (
     DEFAULT_VERL_CONFIG,
     VerlConfigError,
     build_verl_algorithm,
