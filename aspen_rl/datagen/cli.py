@@ -16,13 +16,12 @@ from aspen_rl.progress import Advance, progress
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.simulator.errors import SimulatorError
 from aspen_rl.tasks.datasets import (
-    SPLITS,
     TaskFileError,
-    default_data_dir,
     load_split,
     load_tasks,
     save_tasks,
 )
+from aspen_rl.tasks.file_args import add_task_file_arguments, task_file_paths
 from aspen_rl.tasks.model import AspenTask
 
 
@@ -31,8 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     text = "run every reference config and rewrite expected values (tolerances kept)"
     regen = sub.add_parser("regenerate", help=text, description=text)
-    regen.add_argument("files", nargs="*", help="JSONL task files (default: train/val/test in --data-dir)")
-    regen.add_argument("--data-dir", help="folder of train.jsonl / val.jsonl / test.jsonl (default: data/)")
+    add_task_file_arguments(regen)
     regen.add_argument(
         "--url", help="simulator service URL (e.g. $ASPEN_SIMULATOR_URL); default: the mock, in-process"
     )
@@ -90,11 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _regenerate(args: argparse.Namespace) -> int:
-    if args.files:
-        paths = [Path(f) for f in args.files]
-    else:
-        data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
-        paths = [data_dir / f"{name}.jsonl" for name in SPLITS]
+    paths = task_file_paths(args)
     if args.ca_bundle is not None and not args.ca_bundle.is_file():
         print(f"error: --ca-bundle {args.ca_bundle}: no such file (PEM certificates)", file=sys.stderr)
         return 2

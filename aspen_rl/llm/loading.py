@@ -103,6 +103,26 @@ def apply_lora(model: torch.nn.Module, settings: LoRASettings) -> torch.nn.Modul
         return get_peft_model(model, lora)
 
 
+def prepare_for_training(
+    model: torch.nn.Module, device: torch.device, lora: LoRASettings, gradient_checkpointing: bool
+) -> torch.nn.Module:
+    """The model on ``device``, ready to train; returns the model to train (the peft wrapper under LoRA).
+
+    LoRA adapters are added when ``lora.enabled`` (unless it has some), dropout is switched off (after
+    wrapping: adapters bring their own dropout modules), activations are recomputed in the backward pass
+    when ``gradient_checkpointing``.
+    """
+    model.to(device)
+    if lora.enabled and not is_peft_model(model):
+        model = apply_lora(model, lora)
+    disable_dropout(model)
+    if gradient_checkpointing:
+        model.gradient_checkpointing_enable()  # type: ignore[operator]  # an HF/PEFT method; torch types Module attributes as Tensor | Module
+        if is_peft_model(model):
+            model.enable_input_require_grads()  # type: ignore[operator]  # an HF/PEFT method; torch types Module attributes as Tensor | Module
+    return model
+
+
 def load_model(config: ModelSource) -> tuple[torch.nn.Module, Any]:
     """Load a model (on the configured device and dtype) and its tokenizer: GRPO's policy, SFT's base.
 

@@ -8,16 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from aspen_rl.tasks.checks import target_errors, unregenerated_message
-from aspen_rl.tasks.datasets import SPLITS, TaskFileError, default_data_dir, parse_task_line
+from aspen_rl.tasks.datasets import TaskFileError, parse_task_line
+from aspen_rl.tasks.file_args import add_task_file_arguments, task_file_paths
 from aspen_rl.tasks.model import AspenTask
-
-
-def _paths(args: argparse.Namespace) -> list[Path]:
-    if args.files:
-        return [Path(f) for f in args.files]
-    data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
-    return [data_dir / f"{name}.jsonl" for name in SPLITS]
-
 
 MOVED = ("generate", "stats", "demos", "baseline", "regenerate")
 """Sub-commands that build task files; they live in ``python -m aspen_rl.datagen`` (named, not imported)."""
@@ -28,8 +21,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     text = "load task files and report errors (file, line, field)"
     cmd = sub.add_parser("validate", help=text, description=text)
-    cmd.add_argument("files", nargs="*", help="JSONL task files (default: train/val/test in --data-dir)")
-    cmd.add_argument("--data-dir", help="folder of train.jsonl / val.jsonl / test.jsonl (default: data/)")
+    add_task_file_arguments(cmd)
     return parser
 
 
@@ -81,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     args = _parser().parse_args(argv)
-    paths = _paths(args)
+    paths = task_file_paths(args)
     try:
         return _validate(paths)
     except TaskFileError as exc:

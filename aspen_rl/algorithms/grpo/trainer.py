@@ -23,10 +23,9 @@ from aspen_rl.algorithms.grpo.config import GRPOConfig, resume_differences, resu
 from aspen_rl.algorithms.grpo.loss import grpo_token_loss, token_weights, weighted_sum
 from aspen_rl.llm.engine.base import RolloutEngine
 from aspen_rl.llm.loading import (
-    apply_lora,
-    disable_dropout,
     is_peft_model,
     load_model,
+    prepare_for_training,
     resolve_device,
     set_cpu_threads,
 )
@@ -100,14 +99,7 @@ class GRPOTrainer:
             model, loaded_tokenizer = load_model(config)
             tokenizer = tokenizer if tokenizer is not None else loaded_tokenizer
         self.device = resolve_device(config.device)
-        model.to(self.device)
-        if config.lora.enabled and not is_peft_model(model):
-            model = apply_lora(model, config.lora)
-        disable_dropout(model)  # after wrapping: adapters bring their own dropout modules
-        if config.gradient_checkpointing:
-            model.gradient_checkpointing_enable()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
-            if is_peft_model(model):
-                model.enable_input_require_grads()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
+        model = prepare_for_training(model, self.device, config.lora, config.gradient_checkpointing)
         self.model = model
         self.tokenizer = tokenizer
         self.ref_model = ref_model

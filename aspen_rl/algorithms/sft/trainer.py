@@ -30,10 +30,10 @@ from aspen_rl.algorithms.sft.checkpoint import (
 )
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.llm.loading import (
-    apply_lora,
     disable_dropout,
     is_peft_model,
     load_model,
+    prepare_for_training,
     resolve_device,
 )
 from aspen_rl.llm.logprobs import selective_logprobs
@@ -69,14 +69,7 @@ class SFTTrainer:
             model, loaded = load_model(config)
             tokenizer = tokenizer if tokenizer is not None else loaded
         self.device = resolve_device(config.device)
-        model.to(self.device)
-        if config.lora.enabled and not is_peft_model(model):
-            model = apply_lora(model, config.lora)
-        disable_dropout(model)
-        if config.gradient_checkpointing:
-            model.gradient_checkpointing_enable()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
-            if is_peft_model(model):
-                model.enable_input_require_grads()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
+        model = prepare_for_training(model, self.device, config.lora, config.gradient_checkpointing)
         self.model = model
         self.tokenizer = tokenizer
         pad = getattr(tokenizer, "pad_token_id", None)
