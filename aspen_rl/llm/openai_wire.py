@@ -2,7 +2,7 @@
 
 Routes (``/v1/chat/completions``, the rollout-scoped route of Agent Lightning's ``ProxyLLM``, ``/v1/models``,
 ``/health``), the error and completion bodies, and the rendering of a tool call. The scripted stand-in
-(``aspen_rl.policy.openai_app``) and the GRPO policy endpoint (``aspen_rl.llm.chat_server``) differ only in
+(``aspen_rl.policy.openai_app``) and the local model's endpoint (``aspen_rl.llm.chat_server``) differ only in
 how they answer one request: each passes that as ``complete`` to :func:`chat_completions_app`.
 """
 

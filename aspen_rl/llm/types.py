@@ -1,4 +1,4 @@
-"""The nouns GRPO's layers share: sampling parameters, generations, call records, rows, rollout samples."""
+"""The nouns of the local model's layers: sampling parameters, generations, call records, rows, samples."""
 
 from __future__ import annotations
 
