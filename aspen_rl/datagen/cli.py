@@ -28,6 +28,16 @@ from aspen_rl.tasks.model import AspenTask
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m aspen_rl.datagen", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    gen = sub.add_parser("generate", help="draw tasks from families, each verified on the in-process mock")
+    gen.add_argument("--n", type=int, required=True, help="number of tasks")
+    gen.add_argument("--families", default="", help="comma-separated family names (default: all)")
+    gen.add_argument("--seed", type=int, default=0, help="seed of the set")
+    gen.add_argument("--out", required=True, help="JSONL file to write")
+    gen.add_argument("--prefix", default="gen", help="task id prefix and split name (default: gen)")
+    gen.add_argument(
+        "--exclude", nargs="*", default=[], help="task files whose near-duplicates are not drawn (e.g. train)"
+    )
+    gen.add_argument("--data-dir", help="folder of the shipped val/test splits held out (default: data/)")
     text = "run every reference config and rewrite expected values (tolerances kept)"
     regen = sub.add_parser("regenerate", help=text, description=text)
     add_task_file_arguments(regen)
@@ -44,16 +54,6 @@ def _parser() -> argparse.ArgumentParser:
     regen.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if any stored value is out of date"
     )
-    gen = sub.add_parser("generate", help="draw tasks from families, each verified on the in-process mock")
-    gen.add_argument("--n", type=int, required=True, help="number of tasks")
-    gen.add_argument("--families", default="", help="comma-separated family names (default: all)")
-    gen.add_argument("--seed", type=int, default=0, help="seed of the set")
-    gen.add_argument("--out", required=True, help="JSONL file to write")
-    gen.add_argument("--prefix", default="gen", help="task id prefix and split name (default: gen)")
-    gen.add_argument(
-        "--exclude", nargs="*", default=[], help="task files whose near-duplicates are not drawn (e.g. train)"
-    )
-    gen.add_argument("--data-dir", help="folder of the shipped val/test splits held out (default: data/)")
     st = sub.add_parser("stats", help="tasks per family, difficulty and language of task files")
     st.add_argument("files", nargs="+")
     demo = sub.add_parser("demos", help="record expert transcripts (scored 1.0 only) of a task file")

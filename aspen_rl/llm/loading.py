@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from aspen_rl.llm.chat_template import prepare_tokenizer
-from aspen_rl.llm.settings import LoRASettings, ModelSource
+from aspen_rl.llm.settings import LoRASettings, ModelSource, TrainingSource
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -103,24 +103,29 @@ def apply_lora(model: torch.nn.Module, settings: LoRASettings) -> torch.nn.Modul
         return get_peft_model(model, lora)
 
 
-def prepare_for_training(
-    model: torch.nn.Module, device: torch.device, lora: LoRASettings, gradient_checkpointing: bool
-) -> torch.nn.Module:
-    """The model on ``device``, ready to train; returns the model to train (the peft wrapper under LoRA).
+def model_to_train(
+    config: TrainingSource, model: torch.nn.Module | None = None, tokenizer: Any = None
+) -> tuple[torch.nn.Module, Any, torch.device]:
+    """The model to train (the peft wrapper under LoRA), its tokenizer and its device.
 
-    LoRA adapters are added when ``lora.enabled`` (unless it has some), dropout is switched off (after
-    wrapping: adapters bring their own dropout modules), activations are recomputed in the backward pass
-    when ``gradient_checkpointing``.
+    ``model`` and ``tokenizer`` default to those ``load_model(config)`` loads. The model is moved to
+    ``config.device``; LoRA adapters are added when ``config.lora.enabled`` (unless it has some), dropout is
+    switched off (after wrapping: adapters bring their own dropout modules), activations are recomputed in
+    the backward pass when ``config.gradient_checkpointing``.
     """
+    if model is None:
+        model, loaded = load_model(config)
+        tokenizer = tokenizer if tokenizer is not None else loaded
+    device = resolve_device(config.device)
     model.to(device)
-    if lora.enabled and not is_peft_model(model):
-        model = apply_lora(model, lora)
+    if config.lora.enabled and not is_peft_model(model):
+        model = apply_lora(model, config.lora)
     disable_dropout(model)
-    if gradient_checkpointing:
+    if config.gradient_checkpointing:
         model.gradient_checkpointing_enable()  # type: ignore[operator]  # an HF/PEFT method; torch types Module attributes as Tensor | Module
         if is_peft_model(model):
             model.enable_input_require_grads()  # type: ignore[operator]  # an HF/PEFT method; torch types Module attributes as Tensor | Module
-    return model
+    return model, tokenizer, device
 
 
 def load_model(config: ModelSource) -> tuple[torch.nn.Module, Any]:

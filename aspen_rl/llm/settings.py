@@ -81,6 +81,15 @@ class ModelSource(Protocol):
     def dtype(self) -> DType: ...
 
 
+class TrainingSource(ModelSource, Protocol):
+    """What ``loading.model_to_train`` reads besides the model's source: adapters and checkpointing."""
+
+    @property
+    def lora(self) -> LoRASettings: ...
+    @property
+    def gradient_checkpointing(self) -> bool: ...
+
+
 class EngineConfig(ModelSource, Protocol):
     """What ``engine.build_engine`` reads: the engine's name, the model, its adapters and vLLM's options."""
 

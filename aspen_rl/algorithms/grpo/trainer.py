@@ -22,13 +22,7 @@ from aspen_rl.algorithms.grpo.advantages import group_advantages
 from aspen_rl.algorithms.grpo.config import GRPOConfig, resume_differences, resume_refusal
 from aspen_rl.algorithms.grpo.loss import grpo_token_loss, token_weights, weighted_sum
 from aspen_rl.llm.engine.base import RolloutEngine
-from aspen_rl.llm.loading import (
-    is_peft_model,
-    load_model,
-    prepare_for_training,
-    resolve_device,
-    set_cpu_threads,
-)
+from aspen_rl.llm.loading import is_peft_model, model_to_train, set_cpu_threads
 from aspen_rl.llm.logprobs import token_logprobs
 from aspen_rl.llm.row_batch import RowBatch, collate
 from aspen_rl.llm.types import RolloutSample, TrajectoryRow
@@ -95,11 +89,7 @@ class GRPOTrainer:
         set_cpu_threads(config.cpu_threads)
         random.seed(config.seed)
         torch.manual_seed(config.seed)
-        if model is None:
-            model, loaded_tokenizer = load_model(config)
-            tokenizer = tokenizer if tokenizer is not None else loaded_tokenizer
-        self.device = resolve_device(config.device)
-        model = prepare_for_training(model, self.device, config.lora, config.gradient_checkpointing)
+        model, tokenizer, self.device = model_to_train(config, model, tokenizer)
         self.model = model
         self.tokenizer = tokenizer
         self.ref_model = ref_model

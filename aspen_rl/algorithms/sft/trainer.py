@@ -29,13 +29,7 @@ from aspen_rl.algorithms.sft.checkpoint import (
     write_state,
 )
 from aspen_rl.algorithms.sft.config import SFTConfig
-from aspen_rl.llm.loading import (
-    disable_dropout,
-    is_peft_model,
-    load_model,
-    prepare_for_training,
-    resolve_device,
-)
+from aspen_rl.llm.loading import disable_dropout, is_peft_model, model_to_train
 from aspen_rl.llm.logprobs import selective_logprobs
 from aspen_rl.llm.row_batch import collate
 from aspen_rl.llm.types import TrajectoryRow
@@ -65,11 +59,7 @@ class SFTTrainer:
         self.config = config
         random.seed(config.seed)
         torch.manual_seed(config.seed)
-        if model is None:
-            model, loaded = load_model(config)
-            tokenizer = tokenizer if tokenizer is not None else loaded
-        self.device = resolve_device(config.device)
-        model = prepare_for_training(model, self.device, config.lora, config.gradient_checkpointing)
+        model, tokenizer, self.device = model_to_train(config, model, tokenizer)
         self.model = model
         self.tokenizer = tokenizer
         pad = getattr(tokenizer, "pad_token_id", None)
