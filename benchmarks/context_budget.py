@@ -42,10 +42,10 @@ from autogen_core.tools import FunctionTool
 
 from aspen_rl.agent.context import openai_view
 from aspen_rl.agent.prompts import default_system_prompt
+from aspen_rl.datagen.regenerate import in_process_client
 from aspen_rl.policy.scripted import AnswerAction, ScriptedPolicy
 from aspen_rl.reward import compute_reward
 from aspen_rl.tasks import SPLITS, AspenTask, load_split, load_tasks
-from aspen_rl.tasks.regenerate import in_process_client
 from aspen_rl.tools import SCHEMA_MAX_CHARS, build_tools
 from aspen_rl.trace import RunTrace
 

@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from aspen_rl.agent.context import openai_view
-from aspen_rl.algorithms.grpo.server import normalize_messages
-from aspen_rl.algorithms.grpo.trajectory import build_rows
-from aspen_rl.algorithms.grpo.types import CallRecord, TrajectoryRow
+from aspen_rl.llm.chat_server import normalize_messages
+from aspen_rl.llm.trajectory import build_rows
+from aspen_rl.llm.types import CallRecord, TrajectoryRow
 
 
 class TranscriptError(ValueError):
