@@ -231,6 +231,7 @@ def build_tools(
 
     async def get_result(
         result_file_path: Annotated[str, "From a successful run_simulation"],
+        only: Annotated[list[str] | None, "Stream and block names to show (default: all)"] = None,
     ) -> str:
         """Read a run's results: the stream table and "NAME = value unit" lines per block."""
 
@@ -240,8 +241,11 @@ def build_tools(
                 reason = document.get("error") or document.get("message") or "not a results workbook"
                 shown = dumps(_error("ResultError", str(reason)))
                 return FailureKind.BAD_CALL, f"ResultError: {reason}", document, shown
-            return None, None, document, render_workbook(document)
+            return None, None, document, render_workbook(document, only=only)
 
-        return await _record(GET_RESULT, {RESULT_FILE_PATH: result_file_path}, action)
+        arguments: dict[str, Any] = {RESULT_FILE_PATH: result_file_path}
+        if only is not None:
+            arguments["only"] = only
+        return await _record(GET_RESULT, arguments, action)
 
     return [get_schema, run_simulation, get_result]

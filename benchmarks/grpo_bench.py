@@ -45,11 +45,11 @@ from typing import Any
 import torch
 
 from aspen_rl.algorithms.grpo.config import GRPOConfig
-from aspen_rl.algorithms.grpo.engine import RolloutEngine, TransformersEngine
-from aspen_rl.algorithms.grpo.server import ChatCompletionServer
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model, build_tiny_tokenizer
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
-from aspen_rl.algorithms.grpo.types import Generation, RolloutSample, SamplingParams, TrajectoryRow
+from aspen_rl.llm.chat_server import ChatCompletionServer
+from aspen_rl.llm.engine import RolloutEngine, TransformersEngine
+from aspen_rl.llm.tiny_bytes import build_tiny_model, build_tiny_tokenizer
+from aspen_rl.llm.types import Generation, RolloutSample, SamplingParams, TrajectoryRow
 
 QWEN25_05B = {
     "hidden_size": 896,
@@ -323,7 +323,7 @@ def part_ours(args: argparse.Namespace) -> list[Result]:
     if importlib.util.find_spec("vllm") is None:
         print("vllm is not installed: the vLLM engine line is skipped (pip install 'aspen_rl[gpu]')")
     else:
-        from aspen_rl.algorithms.grpo.engine.vllm_engine import VLLMEngine
+        from aspen_rl.llm.engine.vllm_engine import VLLMEngine
 
         with tempfile.TemporaryDirectory() as tmp:
             model_dir = Path(tmp) / "policy"

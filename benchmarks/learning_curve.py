@@ -37,18 +37,18 @@ from autogen_core.tools import FunctionTool
 
 from aspen_rl.agent.context import openai_view
 from aspen_rl.agent.prompts import default_system_prompt
-from aspen_rl.algorithms.grpo.tool_calls import parse_tool_calls
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.data import transcript_rows
 from aspen_rl.algorithms.sft.evaluate import is_correct_first_call
-from aspen_rl.algorithms.sft.tiny import build_tiny_bpe_model
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
+from aspen_rl.datagen import family_of
+from aspen_rl.datagen.demos import record_demos
+from aspen_rl.datagen.regenerate import in_process_client
+from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
+from aspen_rl.llm.tool_calls import parse_tool_calls
 from aspen_rl.reward import compute_reward
 from aspen_rl.reward.aspen import Facts
 from aspen_rl.tasks import AspenTask, load_tasks
-from aspen_rl.tasks.generator import family_of
-from aspen_rl.tasks.generator.demos import record_demos
-from aspen_rl.tasks.regenerate import in_process_client
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
 
@@ -85,7 +85,7 @@ async def demonstrations(tasks: list[AspenTask]) -> list[dict[str, Any]]:
 @torch.no_grad()
 def generate(model: Any, tokenizer: Any, messages: list[dict[str, Any]], tools: Any, max_new: int) -> str:
     """The model's greedy next turn after ``messages`` (rendered as the SFT rows are)."""
-    from aspen_rl.algorithms.grpo.server import normalize_messages
+    from aspen_rl.llm.chat_server import normalize_messages
 
     text = tokenizer.apply_chat_template(
         normalize_messages(messages), tools=tools, add_generation_prompt=True, tokenize=False

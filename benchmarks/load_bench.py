@@ -31,7 +31,7 @@ import psutil
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # run from anywhere, installed or not
 
-from aspen_rl.services import free_port  # noqa: E402
+from aspen_rl.subprocesses import free_port  # noqa: E402
 
 
 def example_configs() -> list[tuple[str, bytes]]:

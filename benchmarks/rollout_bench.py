@@ -29,9 +29,9 @@ from statistics import fmean, median
 from rich.console import Console
 from rich.table import Table
 
-from aspen_rl.policy.server import SCRIPTED_MODEL_NAME
+from aspen_rl.policy.openai_app import SCRIPTED_MODEL_NAME
 from aspen_rl.reporting import load_records
-from aspen_rl.services import free_port, scripted_policy
+from aspen_rl.subprocesses import free_port, scripted_policy
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -52,7 +52,7 @@ def measure(
 
     from aspen_rl.algorithms.grpo.config import load_grpo_config
     from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
-    from aspen_rl.algorithms.grpo.types import RolloutSample, TrajectoryRow
+    from aspen_rl.llm.types import RolloutSample, TrajectoryRow
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)

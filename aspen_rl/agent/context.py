@@ -1,4 +1,4 @@
-"""The agent's model context: the schema cleared once a run succeeded, the config once its results were read.
+"""The agent's model context: the schema and the config cleared from view once a run succeeded.
 
 The schema is what the model needs to *write* a config; once a run has succeeded, the config the model
 wrote (still in the context) carries everything it took from the schema, and the schema text is the
@@ -7,9 +7,11 @@ prompts short; here it is the one result that stops mattering at a known point. 
 the run trace (the reward and the logs see it); only the model's view changes, and it can call
 ``get_schema`` again if it needs to rewrite the config.
 
-The same holds one step later for the config itself: once the results of a successful run have been read,
-the model's next turn is the answer, which needs the results, not the config (the largest remaining part);
-the run's config is then acknowledged (:data:`CONFIG_ACKNOWLEDGED`) rather than echoed back every turn.
+The same holds for the config itself: once a run succeeded, the model's next turns read its results and
+answer, which need the result path, the results and the task, not the config (the largest remaining part:
+~2,600 SmolLM2 tokens for a 17-stream recycle loop); the run's config is then acknowledged
+(:data:`CONFIG_ACKNOWLEDGED`) rather than echoed back every turn. A failed run's config stays in view: the
+model fixes it from the error.
 """
 
 from __future__ import annotations
@@ -27,19 +29,19 @@ from autogen_core.models import (
 )
 
 from aspen_rl.contract.rendering import WORKBOOK_HEADING
-from aspen_rl.trace import GET_RESULT, GET_SCHEMA, RUN_SIMULATION
+from aspen_rl.trace import GET_SCHEMA, RUN_SIMULATION
 
 SCHEMA_CLEARED = (
     "[schema shown earlier, cleared from view after the simulation succeeded; "
     "call get_schema again if you need to change the config]"
 )
 
-CONFIG_ACKNOWLEDGED = "[config shown earlier; it ran and its results were read]"
-"""What the model sees of a ``run_simulation`` config once that run's results were read."""
+CONFIG_ACKNOWLEDGED = "[config shown earlier; it ran]"
+"""What the model sees of a ``run_simulation`` config once that run succeeded."""
 
 
 def acknowledged_arguments() -> str:
-    """The ``run_simulation`` arguments (JSON text) shown in place of a config whose results were read."""
+    """The ``run_simulation`` arguments (JSON text) shown in place of a config that ran."""
     return json.dumps({"config": CONFIG_ACKNOWLEDGED})
 
 
@@ -90,29 +92,27 @@ def results_read(content: str) -> bool:
     return content.startswith(WORKBOOK_HEADING)
 
 
-def acknowledge_config_after_results(messages: list[LLMMessage]) -> list[LLMMessage]:
-    """``messages`` with the config of every successful run before the last results read acknowledged.
+def acknowledge_config_after_success(messages: list[LLMMessage]) -> list[LLMMessage]:
+    """``messages`` with the config of every successful run acknowledged.
 
     Args:
         messages: The conversation as AutoGen keeps it.
 
     Returns:
-        A new list; the input is not changed. Without a successful ``get_result`` it equals the input.
+        A new list; the input is not changed. Without a successful ``run_simulation`` it equals the input.
     """
-    last_read = -1
-    succeeded: set[str] = set()
-    for index, message in enumerate(messages):
-        if isinstance(message, FunctionExecutionResultMessage):
-            for r in message.content:
-                if r.name == GET_RESULT and not r.is_error and results_read(r.content):
-                    last_read = index
-                if r.name == RUN_SIMULATION and not r.is_error and run_succeeded(r.content):
-                    succeeded.add(r.call_id)
-    if last_read < 0:
+    succeeded = {
+        r.call_id
+        for message in messages
+        if isinstance(message, FunctionExecutionResultMessage)
+        for r in message.content
+        if r.name == RUN_SIMULATION and not r.is_error and run_succeeded(r.content)
+    }
+    if not succeeded:
         return list(messages)
     out: list[LLMMessage] = []
-    for index, message in enumerate(messages):
-        if index < last_read and isinstance(message, AssistantMessage) and isinstance(message.content, list):
+    for message in messages:
+        if isinstance(message, AssistantMessage) and isinstance(message.content, list):
             calls = [
                 FunctionCall(id=c.id, name=c.name, arguments=acknowledged_arguments())
                 if c.name == RUN_SIMULATION and c.id in succeeded
@@ -126,7 +126,7 @@ def acknowledge_config_after_results(messages: list[LLMMessage]) -> list[LLMMess
 
 def model_view(messages: list[LLMMessage]) -> list[LLMMessage]:
     """What the model is shown of the conversation: schema and config cleared once they stopped mattering."""
-    return acknowledge_config_after_results(clear_schema_after_success(messages))
+    return acknowledge_config_after_success(clear_schema_after_success(messages))
 
 
 def openai_view(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -142,7 +142,6 @@ def openai_view(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         ]
 
     succeeded = answered(RUN_SIMULATION, run_succeeded)
-    read = answered(GET_RESULT, results_read)
     if not succeeded:
         return list(messages)
     ran_ok = {messages[i]["tool_call_id"] for i in succeeded}
@@ -150,7 +149,7 @@ def openai_view(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for i, m in enumerate(messages):
         if i < succeeded[-1] and m.get("role") == "tool" and names.get(m["tool_call_id"]) == GET_SCHEMA:
             m = {**m, "content": SCHEMA_CLEARED}
-        if read and i < read[-1] and m.get("tool_calls"):
+        if m.get("tool_calls"):
             calls = [
                 {**c, "function": {**c["function"], "arguments": acknowledged_arguments()}}
                 if c["id"] in ran_ok

@@ -176,7 +176,7 @@ def _preflight_grpo(ctx: BuildContext) -> None:
     if _looks_local(config.model) and not local.is_dir():
         raise UsageError(
             f"--algorithm grpo: policy model directory not found: {config.model} "
-            "(build a tiny CPU model with: python -m aspen_rl.algorithms.grpo.tiny models/tiny-chat)"
+            "(build a tiny CPU model with: python -m aspen_rl.llm.tiny_bytes models/tiny-chat)"
         )
     if not local.exists():
         _check_hub_model(config.model)
@@ -224,7 +224,7 @@ def _check_hub_model(model_id: str) -> None:
         raise UsageError(
             f"--algorithm grpo: model {model_id!r} is not a local folder, not in the Hugging Face cache, "
             "and the hub cannot be reached; pass --model DIR (a tiny CPU model: "
-            "python -m aspen_rl.algorithms.grpo.tiny models/tiny-chat, then --model models/tiny-chat)"
+            "python -m aspen_rl.llm.tiny_bytes models/tiny-chat, then --model models/tiny-chat)"
         )
 
 
@@ -247,7 +247,7 @@ def _build_grpo(ctx: BuildContext) -> Any:
 
 
 def _preflight_verl(ctx: BuildContext) -> None:
-    from aspen_rl.algorithms.verl_config import VerlUnavailableError, ensure_verl_available
+    from aspen_rl.algorithms.verl.config import VerlUnavailableError, ensure_verl_available
 
     try:
         ensure_verl_available()
@@ -256,8 +256,8 @@ def _preflight_verl(ctx: BuildContext) -> None:
 
 
 def _build_verl(ctx: BuildContext) -> Any:
-    from aspen_rl.algorithms.verl import build_verl
-    from aspen_rl.algorithms.verl_config import VerlUnavailableError
+    from aspen_rl.algorithms.verl.algorithm import build_verl
+    from aspen_rl.algorithms.verl.config import VerlUnavailableError
 
     run_name = ctx.report.output_dir.name if ctx.report is not None else "verl"
     try:

@@ -19,12 +19,16 @@ significant digits. When the text is longer than the limit, whole groups of rows
 the order of :data:`DROP_ORDER` (the rows that repeat what other rows or the config say go first)
 and the text says which. ``read_rendering`` parses the text
 back into cells (the offline scripted policy reads what a model reads).
+
+A model that names streams and blocks (``only``) reads only those columns of the Stream Summary and
+those blocks' sheets (a 17-stream recycle loop's results shrink from ~3,100 to a few hundred tokens); a name
+the workbook does not hold is listed with the names it does hold, so the next read can be put right.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from aspen_rl.contract.workbook import (
@@ -125,11 +129,38 @@ def _table_rows(sheet: str, columns: list[str], records: list[dict[str, Any]]) -
 _Line = tuple[str, str | None, str]
 
 
-def _sheet_lines(document: dict[str, Any]) -> list[_Line]:
-    """Every line of the rendering, the Stream Summary first, then the sheets in workbook order."""
+def _block_of(sheet: str) -> str:
+    """The block a block sheet belongs to: ``R1_result`` -> ``R1``."""
+    return sheet.rsplit("_", 1)[0] if "_" in sheet else sheet
+
+
+def _held_names(document: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The streams (Stream Summary columns) and blocks (block sheets) a workbook holds."""
+    parsed = sheet_table(document, STREAM_SUMMARY)
+    streams = [c for c in parsed[0][1:] if c != UNITS_COLUMN] if parsed else []
+    return streams, [_block_of(s) for s in document["data"] if s != STREAM_SUMMARY]
+
+
+def _selection_note(document: dict[str, Any], only: Sequence[str]) -> list[str]:
+    """A line naming the asked-for names the workbook does not hold, with those it does."""
+    streams, blocks = _held_names(document)
+    missing = [name for name in only if name not in streams and name not in blocks]
+    if not missing:
+        return []
+    held = f"streams: {', '.join(streams)}; blocks: {', '.join(blocks)}"
+    return [f"(not in this workbook: {', '.join(missing)}; {held})"]
+
+
+def _sheet_lines(document: dict[str, Any], only: Sequence[str] | None = None) -> list[_Line]:
+    """Every line of the rendering, the Stream Summary first, then the sheets in workbook order.
+
+    ``only`` (``None``: all) keeps the Stream Summary columns and the block sheets of those names.
+    """
     summary: list[_Line] = []
     others: list[_Line] = []
     for sheet, table in document["data"].items():
+        if sheet != STREAM_SUMMARY and only is not None and _block_of(sheet) not in only:
+            continue
         parsed = sheet_table(document, sheet)
         if parsed is None or not parsed[0]:
             reason = table.get("error") if isinstance(table, dict) else None
@@ -140,30 +171,42 @@ def _sheet_lines(document: dict[str, Any]) -> list[_Line]:
             rows = _block_lines(sheet, columns, records)
             heading: list[_Line] = [(sheet, None, f"[{sheet}]")]
         else:
+            if sheet == STREAM_SUMMARY and only is not None:
+                columns = [columns[0], *(c for c in columns[1:] if c == UNITS_COLUMN or c in only)]
             rows = _table_rows(sheet, columns, records)
             heading = [(sheet, None, f"[{sheet}]"), (sheet, None, _SEPARATOR.join(["Row", *columns[1:]]))]
         lines: list[_Line] = heading + [(sheet, address, line) for address, line in rows]
         if sheet == STREAM_SUMMARY:
+            if only is not None and len(columns) <= 2:
+                continue  # no stream asked for: no table
             summary = lines
         else:
             others += lines
     return summary + others
 
 
-def render_workbook(document: dict[str, Any], max_chars: int = MAX_CHARS) -> str:
+def render_workbook(
+    document: dict[str, Any],
+    max_chars: int = MAX_CHARS,
+    *,
+    only: Sequence[str] | None = None,
+) -> str:
     """The workbook as compact text for the model (see the module docstring).
 
     Args:
         document: A successful ``/get-aspen-result`` answer.
         max_chars: Length the text should not exceed; the row groups of :data:`DROP_ORDER` are left
             out to get there (a flowsheet so large that it is still longer is shown as it then is).
+        only: Stream and block names: only their Stream Summary columns and block sheets are shown
+            (``None``: everything); a name the workbook does not hold is listed with those it holds.
     """
     if not is_workbook(document):
         return "The answer is not a results workbook."
     file_info = document.get("file_info")
     info: dict[str, Any] = file_info if isinstance(file_info, dict) else {}
     name = info.get("file_name") or os.path.basename(str(info.get("file_path") or "")) or "(unnamed)"
-    lines = _sheet_lines(document)
+    lines = _sheet_lines(document, only)
+    notes = [] if only is None else _selection_note(document, only)
     cids = frozenset(
         address.split("/", 1)[1]
         for sheet, address, _ in lines
@@ -171,7 +214,7 @@ def render_workbook(document: dict[str, Any], max_chars: int = MAX_CHARS) -> str
     )
 
     def assemble(kept: list[_Line], omitted: list[str]) -> str:
-        parts = [f"{WORKBOOK_HEADING}{name}", *(text for _, _, text in kept)]
+        parts = [f"{WORKBOOK_HEADING}{name}", *(text for _, _, text in kept), *notes]
         if omitted:
             parts.append(f"(rows left out for length: {'; '.join(omitted)})")
         return "\n".join(parts)

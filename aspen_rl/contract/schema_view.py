@@ -23,18 +23,21 @@ Detail levels, tried richest first until the text fits ``max_chars``: 2 = short 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 LEGEND = (
-    "Notation: name* required; A|B choices; num[lo..hi] bounds; num? may be null; <key ~/re/> any key "
-    "matching re; [..] list; 'required by K: V1: a, b | V2: c' fields needed when K=V1 or V2; "
-    "X_VALUE+UNITS = X_VALUE and X_UNITS."
+    "Notation: name* required; A|B choices (L1: the list L1 below); num[lo..hi] bounds; num? nullable; "
+    "<key ~/re/> keys matching re (~P1: the pattern P1 below); [..] list; 'required by K: V1|V2: a, b' "
+    "fields needed when K is V1 or V2, a stem X (TEMP) meaning X_VALUE and X_UNITS; 'N1|N2: shape' fields "
+    "of one shape, X standing for each name. Give the units with every value that has them."
 )
 DESCRIPTION_CHARS = 60
 #: Top-level config sections the service describes in documents of their own (``get_schema`` asks for them
 #: by these names, as for a block type): the real service lists them in category ``other``.
 SECTION_PARTS: tuple[str, ...] = ("reactions", "design_specs", "convergence")
+_BARE_X = re.compile(r"(?<![A-Za-z0-9_])X(?![A-Za-z0-9])")
 _TYPE_NAMES = {"number": "num", "integer": "int", "string": "str", "boolean": "bool", "null": "null"}
 
 
@@ -76,29 +79,39 @@ def _scalar(node: Mapping[str, Any]) -> str | None:
 
 
 def _fields(names: list[Any]) -> str:
-    """``A_VALUE, A_UNITS, B`` as ``A_VALUE+UNITS, B`` (the legend explains the shorthand)."""
+    """``A_VALUE, A_UNITS, B`` as ``A, B``: a bare stem stands for its value and its units (the legend
+    says so); a stem that is itself one of the names keeps the long form ``A_VALUE+UNITS``."""
     out: list[str] = []
     items = [str(n) for n in names]
     for name in items:
         if name.endswith("_UNITS") and f"{name[:-6]}_VALUE" in items:
             continue
         if name.endswith("_VALUE") and f"{name[:-6]}_UNITS" in items:
-            out.append(name + "+UNITS")
+            out.append(name[:-6] if name[:-6] not in items else name + "+UNITS")
         else:
             out.append(name)
     return ", ".join(out)
 
 
 def _conditions(node: Mapping[str, Any]) -> list[str]:
-    """Requirement lines: ``K=V1: a, b | V2: c`` per tested field, ``given: X needs Y`` for the rest."""
-    grouped: dict[str, list[str]] = {}
+    """Requirement lines: ``K=V1|V2: a, b | V3: c`` per tested field, ``given: X needs Y`` for the rest.
+
+    Values that need the same fields share one case (``TP|TDPPARM: TEMP, PRES``);
+    ``X_VALUE needs X_UNITS`` is left to the legend, which states it once for every field.
+    """
+    grouped: dict[str, dict[frozenset[str], tuple[str, list[str]]]] = {}
     other: list[str] = []
     for key, value, need in _condition_triples(node):
         if value is None:
-            other.append(f"{key} needs {need}")
+            if need != f"{key.removesuffix('_VALUE')}_UNITS" or not key.endswith("_VALUE"):
+                other.append(f"{key} needs {need}")
         else:
-            grouped.setdefault(key, []).append(f"{value}: {need}")
-    lines = [f"required by {key}: " + " | ".join(cases) for key, cases in grouped.items()]
+            same = frozenset(need.split(", "))  # the same fields in another order are the same need
+            grouped.setdefault(key, {}).setdefault(same, (need, []))[1].append(value)
+    lines = [
+        f"required by {key}: " + " | ".join(f"{'|'.join(values)}: {need}" for need, values in cases.values())
+        for key, cases in grouped.items()
+    ]
     if other:
         lines.append("if given: " + "; ".join(other))
     return lines
@@ -302,21 +315,52 @@ class _Renderer:
             )
         return "{" + ", ".join(cells) + "}"
 
+    def share_shapes(self, depth: int, one_liners: list[tuple[int, str]]) -> None:
+        """Sibling fields of the same shape on one line: ``FRAC|R_FRAC: {<any key>: {X_VALUE: num}}``.
+
+        ``X`` stands for each name (the legend says so); a line that already holds a bare ``X`` is
+        left alone. Aspen's FSplit alone has 16 such fields of two shapes.
+        """
+        groups: dict[str, list[tuple[int, str]]] = {}
+        for index, name in one_liners:
+            label, _, rest = self.lines[index].strip().partition(": ")
+            if _BARE_X.search(rest) or label.rstrip("*") != name:
+                continue
+            own = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9])")
+            groups.setdefault(("*" if label.endswith("*") else "") + own.sub("X", rest), []).append(
+                (index, name)
+            )
+        dropped: set[int] = set()
+        for shape, members in groups.items():
+            if len(members) < 2:
+                continue
+            star, rest = (shape[0], shape[1:]) if shape.startswith("*") else ("", shape)
+            names = "|".join(name for _, name in members)
+            self.lines[members[0][0]] = "  " * depth + f"{names}{star}: {rest}"
+            dropped.update(index for index, _ in members[1:])
+        if dropped:
+            self.lines[:] = [line for i, line in enumerate(self.lines) if i not in dropped]
+
     def body(self, depth: int, node: Mapping[str, Any]) -> None:
         required = set(node.get("required", []) or [])
         properties = node.get("properties") or {}
         # Scalar fields share lines (the bulk of a block part); nested ones get their own.
         cells: list[str] = []
+        one_liners: list[tuple[int, str]] = []  # (line index, field name) of nested fields on one line
         for name, raw in properties.items():
             spec = self.resolve(raw)
             scalar = _scalar(spec) if isinstance(spec, Mapping) else None
             label = f"{name}{'*' if name in required else ''}"
             if scalar is None or (self.level >= 2 and _short(spec.get("description"))):
                 self.flush(depth, cells)
+                start = len(self.lines)
                 self.field(depth, label, raw)
+                if len(self.lines) == start + 1:
+                    one_liners.append((start, str(name)))
             else:
                 cells.append(f"{label}: {scalar}{self.suffix(spec)}")
         self.flush(depth, cells)
+        self.share_shapes(depth, one_liners)
         for pattern, spec in (node.get("patternProperties") or {}).items():
             self.field(depth, f"<key ~/{pattern}/>", spec)
         for name, spec in _stray_fields(node).items():
@@ -425,6 +469,11 @@ def render_part(name: str, document: Mapping[str, Any], level: int = 2) -> str:
     return "\n".join(renderer.lines)
 
 
+def render_level(parts: Mapping[str, Any], level: int) -> str:
+    """The legend and every part at one detail level, repeated patterns and choice lists named once."""
+    return LEGEND + "\n" + _name_repeats("\n".join(render_part(n, _as_dict(parts[n]), level) for n in parts))
+
+
 def render_schemas(parts: Mapping[str, Any], max_chars: int | None = None) -> str:
     """Schema parts as compact text within ``max_chars`` (richest detail level that fits).
 
@@ -439,11 +488,42 @@ def render_schemas(parts: Mapping[str, Any], max_chars: int | None = None) -> st
     names = list(parts)
     text = ""
     for level in (2, 1, 0):
-        text = LEGEND + "\n" + "\n".join(render_part(n, _as_dict(parts[n]), level) for n in names)
+        text = render_level(parts, level)
         if max_chars is None or len(text) <= max_chars:
             return text
     assert max_chars is not None  # the loop returned when there is no limit
     return _cut(text, max_chars, names)
+
+
+_PATTERN = re.compile(r"~/(\S+?)/(?=[>\s,;}\]]|$)")
+_CHOICES = re.compile(r"(?<=: )([^\s|:;,{}\[\]]+(?:\|[^\s|:;,{}\[\]]+){3,})(?=[\s,;}=]|$)")
+
+
+def _name_repeats(text: str, at_least: int = 3) -> str:
+    """``text`` with each name pattern and each list of 4+ choices it repeats ``at_least`` times named once.
+
+    ``<key ~/^[A-Z][0-9A-Z]*$/>`` (a block name) stands under every block part, 20 tokens each time, and
+    ``bar|kPa|MPa|atm|N/sqm`` beside every pressure: after this ``<key ~P1>`` and ``PRES_UNITS: L1``, with
+    ``P1 = /^[A-Z][0-9A-Z]*$/`` and ``L1 = bar|kPa|MPa|atm|N/sqm`` on the lines before the parts.
+    """
+    header = []
+    for regex, prefix, wrap, label in ((_PATTERN, "P", "/", "Patterns"), (_CHOICES, "L", "", "Lists")):
+        counts: dict[str, int] = {}
+        for match in regex.finditer(text):
+            counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+        repeated = (value for value, n in counts.items() if n >= at_least)
+        named = {value: f"{prefix}{i}" for i, value in enumerate(repeated, start=1)}
+        if not named:
+            continue
+        mark = "~" if prefix == "P" else ""
+
+        def short(match: re.Match[str], names: dict[str, str] = named, mark: str = mark) -> str:
+            return f"{mark}{names[match.group(1)]}" if match.group(1) in names else match.group(0)
+
+        text = regex.sub(short, text)
+        entries = "; ".join(f"{name} = {wrap}{value}{wrap}" for value, name in named.items())
+        header.append(f"{label}: {entries}")
+    return "\n".join([*header, text])
 
 
 def _as_dict(document: Any) -> Mapping[str, Any]:

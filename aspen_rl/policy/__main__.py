@@ -8,8 +8,8 @@ from pathlib import Path
 
 import uvicorn
 
+from aspen_rl.policy.openai_app import create_policy_app
 from aspen_rl.policy.scripted import ScriptedPolicy
-from aspen_rl.policy.server import create_policy_app
 from aspen_rl.tasks import load_tasks
 from simulator_mock.service.parent_watch import die_with_parent
 

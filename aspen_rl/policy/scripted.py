@@ -31,6 +31,7 @@ from typing import Any
 
 from aspen_rl.contract.rendering import WORKBOOK_HEADING, Cells, read_rendering
 from aspen_rl.contract.schema_view import SECTION_PARTS
+from aspen_rl.contract.workbook import STREAM_SUMMARY
 from aspen_rl.tasks import AspenTask
 
 MISTAKES: tuple[str, ...] = (
@@ -137,7 +138,7 @@ class ScriptedPolicy:
                     return AnswerAction(
                         "The simulation did not return a result_file_path, so no results could be read."
                     )
-                arguments = {"result_file_path": result_file_path}
+                arguments = {"result_file_path": result_file_path, **_result_selection(task)}
             return ToolCallAction(item["name"], arguments)
         results = _last_results(history)
         if results is None:
@@ -169,6 +170,16 @@ def _script(task: AspenTask, plan: MistakePlan) -> list[dict[str, Any]]:
     if plan.has("redundant_result"):
         steps.append({"name": "get_result", "arguments": {}})
     return steps
+
+
+def _result_selection(task: AspenTask) -> dict[str, list[str]]:
+    """``get_result``'s ``only``: the streams and blocks where the task's requested values stand.
+
+    A task without requested values reads the whole workbook (no selection).
+    """
+    streams = {e.column for e in task.expected_output if e.sheet == STREAM_SUMMARY and e.column}
+    blocks = {e.sheet.rsplit("_", 1)[0] for e in task.expected_output if e.sheet != STREAM_SUMMARY}
+    return {"only": sorted(streams) + sorted(blocks)} if streams or blocks else {}
 
 
 def _break_a_unit(config: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from aspen_rl.reward.attribution import Statement, converts, matches, workbook_quantities
 from aspen_rl.reward.quantities import convert_step
-from aspen_rl.trace import GET_RESULT, RUN_SIMULATION, RunTrace
+from aspen_rl.trace import GET_RESULT, RESULT_FILE_PATH, RUN_SIMULATION, RunTrace
 
 MATCH_REL_TOL = 0.02
 
@@ -44,7 +44,8 @@ def strip_references(answer: str, trace: RunTrace) -> str:
                 if (key == "run_id" or key.endswith("_path")) and isinstance(value, str):
                     references.add(value.strip())
         if call.name == GET_RESULT:
-            references.update(s.strip() for s in _strings(call.arguments))
+            # the path it read, not the stream and block names it selected (the answer names those)
+            references.update(s.strip() for s in _strings(call.arguments.get(RESULT_FILE_PATH)))
             if isinstance(call.response, dict):
                 references.update(s.strip() for s in _strings(call.response.get("file_info")))
     for ref in sorted(references, key=len, reverse=True):

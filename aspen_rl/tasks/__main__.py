@@ -1,86 +1,28 @@
-"""``python -m aspen_rl.tasks``: validate, regenerate, generate task files; record demonstrations."""
+"""``python -m aspen_rl.tasks``: validate task files (building them is ``python -m aspen_rl.datagen``)."""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from aspen_rl.simulator.client import SimulatorClient
-from aspen_rl.simulator.errors import SimulatorError
 from aspen_rl.tasks.checks import target_errors, unregenerated_message
-from aspen_rl.tasks.datasets import SPLITS, TaskFileError, default_data_dir, parse_task_line
+from aspen_rl.tasks.datasets import TaskFileError, parse_task_line
+from aspen_rl.tasks.file_args import add_task_file_arguments, task_file_paths
 from aspen_rl.tasks.model import AspenTask
-from aspen_rl.tasks.regenerate import RegenerationError, in_process_client, regenerate_files
 
-
-def _paths(args: argparse.Namespace) -> list[Path]:
-    if args.files:
-        return [Path(f) for f in args.files]
-    data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
-    return [data_dir / f"{name}.jsonl" for name in SPLITS]
+MOVED = ("generate", "stats", "demos", "baseline", "regenerate")
+"""Sub-commands that build task files; they live in ``python -m aspen_rl.datagen`` (named, not imported)."""
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m aspen_rl.tasks", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, text in (
-        ("validate", "load task files and report errors (file, line, field)"),
-        ("regenerate", "run every reference config and rewrite expected values (tolerances kept)"),
-    ):
-        cmd = sub.add_parser(name, help=text, description=text)
-        cmd.add_argument("files", nargs="*", help="JSONL task files (default: train/val/test in --data-dir)")
-        cmd.add_argument("--data-dir", help="folder of train.jsonl / val.jsonl / test.jsonl (default: data/)")
-        if name == "regenerate":
-            cmd.add_argument(
-                "--url",
-                help="simulator service URL (e.g. $ASPEN_SIMULATOR_URL); default: the mock, in-process",
-            )
-            cmd.add_argument(
-                "--insecure", action="store_true", help="do not verify the service's TLS certificate"
-            )
-            cmd.add_argument(
-                "--ca-bundle",
-                type=Path,
-                help="PEM certificate(s) to trust for the service (e.g. the real service's self-signed one)",
-            )
-            cmd.add_argument("--timeout", type=float, default=300.0, help="seconds per request (default 300)")
-            cmd.add_argument(
-                "--check",
-                action="store_true",
-                help="write nothing; exit 1 if any stored value is out of date",
-            )
-    from aspen_rl.tasks.generator.cli import add_parsers
-
-    add_parsers(sub)
+    text = "load task files and report errors (file, line, field)"
+    cmd = sub.add_parser("validate", help=text, description=text)
+    add_task_file_arguments(cmd)
     return parser
-
-
-async def _regenerate(args: argparse.Namespace, paths: list[Path]) -> int:
-    if args.ca_bundle is not None and not args.ca_bundle.is_file():
-        print(f"error: --ca-bundle {args.ca_bundle}: no such file (PEM certificates)", file=sys.stderr)
-        return 2
-    if args.url:
-        client = SimulatorClient(
-            args.url, timeout_s=args.timeout, verify_tls=not args.insecure, ca_bundle=args.ca_bundle
-        )
-    else:
-        client = in_process_client()
-
-    def progress(task: AspenTask, index: int, total: int) -> None:
-        print(f"  [{index}/{total}] {task.task_id}", file=sys.stderr, flush=True)
-
-    async with client:
-        report = await regenerate_files(paths, client, write=not args.check, on_task=progress)
-    stale = 0
-    for path, changes in report.items():
-        print(f"{path}: {len(changes)} value(s) {'out of date' if args.check else 'updated'}")
-        for change in changes:
-            print(f"  {change.task_id} / {change.target}: {change.old:g} -> {change.new:g}")
-        stale += len(changes)
-    return 1 if args.check and stale else 0
 
 
 def _validate(paths: list[Path]) -> int:
@@ -123,21 +65,18 @@ def _validate(paths: list[Path]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in MOVED:
+        print(
+            f"error: `python -m aspen_rl.tasks {argv[0]}` moved: run `python -m aspen_rl.datagen {argv[0]}`",
+            file=sys.stderr,
+        )
+        return 2
     args = _parser().parse_args(argv)
-    if args.command in ("generate", "stats", "demos", "baseline"):
-        from aspen_rl.tasks.generator.cli import run
-
-        try:
-            return run(args)
-        except (TaskFileError, SimulatorError, ValueError, RuntimeError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-    paths = _paths(args)
+    paths = task_file_paths(args)
     try:
-        if args.command == "validate":
-            return _validate(paths)
-        return asyncio.run(_regenerate(args, paths))
-    except (TaskFileError, RegenerationError, SimulatorError) as exc:
+        return _validate(paths)
+    except TaskFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

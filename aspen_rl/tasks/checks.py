@@ -14,9 +14,9 @@ from aspen_rl.contract.workbook import (
 from aspen_rl.tasks.model import AspenTask
 
 UNREGENERATED_TAG = "unregenerated"
-"""A task tagged so has placeholder expected values: ``python -m aspen_rl.tasks regenerate`` fills them."""
+"""A task tagged so has placeholder expected values: ``python -m aspen_rl.datagen regenerate`` fills them."""
 
-REGENERATE_COMMAND = "python -m aspen_rl.tasks regenerate"
+REGENERATE_COMMAND = "python -m aspen_rl.datagen regenerate"
 
 
 def target_errors(task: AspenTask) -> list[str]:

@@ -2,7 +2,7 @@
 
 A regenerated value can differ from the stored one in its last digit when a library's floating-point
 arithmetic changes (numpy, LAPACK, thermo): the stored files hold 6 significant digits
-(:data:`aspen_rl.tasks.regenerate.SIGNIFICANT_DIGITS`), so two runs that agree to 1e-6 can still round to
+(:data:`aspen_rl.datagen.regenerate.SIGNIFICANT_DIGITS`), so two runs that agree to 1e-6 can still round to
 neighbouring last digits. Numbers therefore match within :data:`SAME_VALUE_REL_TOL` relative (one unit in
 the sixth significant digit); every other field must be equal.
 """

@@ -116,7 +116,7 @@ class AspenTask(BaseModel):
             workbook.
         ideal_tool_calls: Number of tool calls an expert needs (schema, run, result = 3).
         reference_config: A flowsheet config that solves the task; expected values are regenerated
-            from it (``python -m aspen_rl.tasks regenerate``).
+            from it (``python -m aspen_rl.datagen regenerate``).
         split: Optional dataset split name (train / val / test / anything).
         tags: Free-form labels (unit operations, language...).
     """

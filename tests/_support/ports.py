@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from aspen_rl.services import free_port
+from aspen_rl.subprocesses import free_port
 
 __all__ = ["free_port"]

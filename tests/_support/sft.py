@@ -11,7 +11,7 @@ GENERATED_TRAIN = Path(__file__).resolve().parents[2] / "data" / "generated" / "
 def tiny_sft_settings(tmp_path: Path, **overrides: Any) -> dict[str, Any]:
     """Write a tiny model and a two-task file under ``tmp_path`` (and an empty ``configs/``) and return the
     SFT settings that train it on them; ``overrides`` replace or add keys (``epochs``, ``save_every``...)."""
-    from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
+    from aspen_rl.llm.tiny_bytes import save_tiny_chat_model
     from aspen_rl.tasks import load_tasks, save_tasks
 
     tiny = save_tiny_chat_model(tmp_path / "tiny", seed=0)

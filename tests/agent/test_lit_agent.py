@@ -16,10 +16,10 @@ from fastapi import Request
 
 from aspen_rl.agent import AspenLitAgent
 from aspen_rl.agent.model_client import resolve_llm
+from aspen_rl.policy.openai_app import create_policy_app
 from aspen_rl.policy.scripted import ScriptedPolicy
-from aspen_rl.policy.server import create_policy_app
-from aspen_rl.services import free_port, mock_simulator
 from aspen_rl.settings import Settings
+from aspen_rl.subprocesses import free_port, mock_simulator
 from aspen_rl.tasks import load_split
 
 TASK = load_split("train")[0]

@@ -99,18 +99,13 @@ def _config_of(message: AssistantMessage) -> str:
     return json.loads(message.content[0].arguments)["config"]
 
 
-def test_config_stays_visible_until_its_results_were_read() -> None:
+def test_a_successful_run_config_is_acknowledged_and_a_failed_run_config_kept() -> None:
     messages = _with_runs()
-    messages += [_call("get_result", "c3"), _result("get_result", "c3", '{"success": false}')]
     shown = model_view(messages)
-    assert _config_of(shown[4]) == '{"blocks": []}'
-
-
-def test_a_read_run_config_is_acknowledged_and_a_failed_run_config_kept() -> None:
-    messages = _with_runs()
+    assert _config_of(shown[4]) == CONFIG_ACKNOWLEDGED  # it ran: the next turns need its path, not it
+    assert _config_of(shown[2]) == '{"bad": 1}'  # a failed run's config is what the model may fix
+    assert _config_of(messages[4]) == '{"blocks": []}'  # the conversation itself is untouched
     messages += [_call("get_result", "c3"), _result("get_result", "c3", RESULTS)]
     shown = model_view(messages)
     assert _config_of(shown[4]) == CONFIG_ACKNOWLEDGED
-    assert _config_of(shown[2]) == '{"bad": 1}'  # a failed run's config is what the model may fix
-    assert _config_of(messages[4]) == '{"blocks": []}'  # the conversation itself is untouched
     assert shown[-1].content[0].content == RESULTS

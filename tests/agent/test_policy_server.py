@@ -8,8 +8,8 @@ import httpx
 import pytest
 from test_scripted_policy import TASK
 
+from aspen_rl.policy.openai_app import SCRIPTED_MODEL_NAME, create_policy_app
 from aspen_rl.policy.scripted import ScriptedPolicy
-from aspen_rl.policy.server import SCRIPTED_MODEL_NAME, create_policy_app
 
 
 def client(error_rate: float = 0.0) -> httpx.AsyncClient:

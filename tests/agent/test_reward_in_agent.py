@@ -15,11 +15,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from aspen_rl.agent import AspenLitAgent
+from aspen_rl.policy.openai_app import _completion
 from aspen_rl.policy.scripted import AnswerAction, ScriptedPolicy
-from aspen_rl.policy.server import _completion
 from aspen_rl.reward import AspenReward, RewardBreakdown
-from aspen_rl.services import free_port, mock_simulator
 from aspen_rl.settings import Settings
+from aspen_rl.subprocesses import free_port, mock_simulator
 from aspen_rl.tasks import AspenTask, load_split
 from aspen_rl.trace import RunTrace
 

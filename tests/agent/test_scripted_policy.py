@@ -97,7 +97,8 @@ def healthy_simulator(action: ToolCallAction) -> str:
                 {"success": False, "error_code": "UnknownUnit", "error_message": "unknown unit"}
             )
         return json.dumps({"success": True, "result_file_path": RESULT_PATH})
-    assert action.arguments == {"result_file_path": RESULT_PATH}
+    # It asks only for where the task's requested values stand.
+    assert action.arguments == {"result_file_path": RESULT_PATH, "only": ["PRO-1", "H1"]}
     return RESULTS_TEXT
 
 
@@ -106,7 +107,7 @@ def test_clean_run_follows_schema_simulate_result_and_reports_simulator_values()
     assert [c.name for c in calls] == ["get_schema", "run_simulation", "get_result"]
     assert calls[0].arguments == {"block_types": ["base", "Heater"]}
     assert json.loads(calls[1].arguments["config"]) == CONFIG
-    assert calls[2].arguments == {"result_file_path": RESULT_PATH}
+    assert calls[2].arguments == {"result_file_path": RESULT_PATH, "only": ["PRO-1", "H1"]}
     assert "| outlet temperature | 80 | C |" in answer
     assert "| heater duty | 1234 | kW |" in answer  # 4 significant figures of 1234.5
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from aspen_rl.datagen.cli import main as datagen_cli
+from aspen_rl.datagen.regenerate import in_process_client, regenerate_task
 from aspen_rl.reward import compute_reward
 from aspen_rl.simulator import SimulatorClient
 from aspen_rl.tasks import SPLITS, Difficulty, load_split, load_tasks, save_tasks
-from aspen_rl.tasks.__main__ import main as tasks_cli
-from aspen_rl.tasks.regenerate import in_process_client, regenerate_task
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
 
@@ -72,7 +72,7 @@ async def test_reference_configs_run_and_expected_outputs_are_fresh(
     for task in load_tasks(DATA / f"{split}.jsonl"):
         fresh, changes = await regenerate_task(task, mock_client)  # raises if the run fails
         assert changes == [], (
-            f"{task.task_id}: stale expected values, run `python -m aspen_rl.tasks regenerate`"
+            f"{task.task_id}: stale expected values, run `python -m aspen_rl.datagen regenerate`"
         )
         assert fresh == task
 
@@ -89,11 +89,11 @@ def test_regenerate_command_rewrites_stale_values(tmp_path: Path, capsys: pytest
     stale = path.read_text(encoding="utf-8")
     assert stale != original
 
-    assert tasks_cli(["regenerate", "--check", str(path)]) == 1
+    assert datagen_cli(["regenerate", "--check", str(path)]) == 1
     line = f"{tasks[0].task_id} / {first.name}: {stale_value:g} -> {first.value:g}"
     assert line in capsys.readouterr().out
     assert path.read_text(encoding="utf-8") == stale  # --check writes nothing
-    assert tasks_cli(["regenerate", str(path)]) == 0
+    assert datagen_cli(["regenerate", str(path)]) == 0
     assert load_tasks(path) == load_tasks(DATA / "val.jsonl")
 
 

@@ -10,11 +10,7 @@ from typing import Any
 
 import pytest
 
-from aspen_rl.simulator import SimulatorClient
-from aspen_rl.tasks import load_split, load_tasks
-from aspen_rl.tasks.__main__ import main as tasks_cli
-from aspen_rl.tasks.compare import task_differences
-from aspen_rl.tasks.generator import (
+from aspen_rl.datagen import (
     FAMILIES,
     SHIPPED_FAMILIES,
     family_of,
@@ -22,9 +18,13 @@ from aspen_rl.tasks.generator import (
     holdout_key,
     language_of,
 )
-from aspen_rl.tasks.generator.build import task_key
-from aspen_rl.tasks.generator.demos import record_demos
-from aspen_rl.tasks.regenerate import in_process_client
+from aspen_rl.datagen.build import task_key
+from aspen_rl.datagen.cli import main as datagen_cli
+from aspen_rl.datagen.demos import record_demos
+from aspen_rl.datagen.regenerate import in_process_client
+from aspen_rl.simulator import SimulatorClient
+from aspen_rl.tasks import load_split, load_tasks
+from aspen_rl.tasks.compare import task_differences
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 GENERATED = DATA / "generated"
@@ -200,7 +200,7 @@ async def test_every_reference_solution_scores_one(
 def test_cli_generate_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "g.jsonl"
     assert (
-        tasks_cli(["generate", "--n", "4", "--families", "heater,flash", "--seed", "3", "--out", str(out)])
+        datagen_cli(["generate", "--n", "4", "--families", "heater,flash", "--seed", "3", "--out", str(out)])
         == 0
     )
     progress = capsys.readouterr().err  # not a terminal: a first line at once, then count, rate, time left
@@ -209,9 +209,9 @@ def test_cli_generate_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[st
     tasks = load_tasks(out)
     assert [family_of(t) for t in tasks] == ["heater", "flash", "heater", "flash"]
     assert [language_of(t) for t in tasks] == ["en", "en", "zh", "zh"]
-    assert tasks_cli(["stats", str(out)]) == 0
+    assert datagen_cli(["stats", str(out)]) == 0
     assert "| heater | 2 | 2 | 0 | 0 | 1 | 1 |" in capsys.readouterr().out
-    assert tasks_cli(["generate", "--n", "1", "--families", "nope", "--out", str(out)]) == 2
+    assert datagen_cli(["generate", "--n", "1", "--families", "nope", "--out", str(out)]) == 2
 
 
 NEW_FAMILIES = ("h2_separator", "cstr", "decanter")

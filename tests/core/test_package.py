@@ -21,7 +21,7 @@ STAGES: list[tuple[str, list[str]]] = [
         # a config import (to validate configs/grpo.yaml, to build a CLI, the --resume preflight's
         # check_resumable) never pays for torch (17-20 s)
         "import aspen_rl.algorithms.grpo.config, aspen_rl.settings, aspen_rl.tasks, aspen_rl.reward, "
-        "aspen_rl.algorithms.grpo, aspen_rl.algorithms.grpo.resume",
+        "aspen_rl.algorithms.grpo, aspen_rl.algorithms.grpo.resume, aspen_rl.llm, aspen_rl.llm.settings",
         ["torch", "transformers", "peft"],
     ),
     (
@@ -58,7 +58,8 @@ LAZY_PACKAGES = [
     "aspen_rl.algorithms",
     "aspen_rl.algorithms.prompt_opt",
     "aspen_rl.algorithms.grpo",
-    "aspen_rl.algorithms.grpo.engine",
+    "aspen_rl.llm",
+    "aspen_rl.llm.engine",
 ]
 
 

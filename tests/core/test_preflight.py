@@ -66,7 +66,7 @@ def test_a_model_url_without_a_key_is_warned(tmp_path: Path) -> None:
 
 
 def test_verl_without_its_extra_or_a_gpu_is_refused_at_once(tmp_path: Path) -> None:
-    from aspen_rl.algorithms.verl_config import missing_verl_requirements
+    from aspen_rl.algorithms.verl.config import missing_verl_requirements
 
     if not missing_verl_requirements():
         pytest.skip("verl and a GPU are available here")
@@ -77,16 +77,14 @@ def test_verl_without_its_extra_or_a_gpu_is_refused_at_once(tmp_path: Path) -> N
 
 def test_a_resume_that_does_not_fit_the_config_is_refused_before_any_service(tmp_path: Path) -> None:
     from aspen_rl.algorithms.grpo.config import load_grpo_config
-    from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
+    from aspen_rl.llm.tiny_bytes import save_tiny_chat_model
 
     model = save_tiny_chat_model(tmp_path / "tiny")
     lora = load_grpo_config(model=str(model)).lora.enabled
     step = tmp_path / "ckpt" / "step_3"
     step.mkdir(parents=True)
     (step / "trainer_state.json").write_text(f'{{"lora": {str(not lora).lower()}, "config": {{}}}}')
-    proc = _train(
-        tmp_path, "--algorithm", "grpo", "--model", str(model), "--resume", str(step.parent)
-    )
+    proc = _train(tmp_path, "--algorithm", "grpo", "--model", str(model), "--resume", str(step.parent))
     assert proc.returncode == 2, proc.stderr[-2000:]
     text = " ".join(proc.stderr.split())
     assert "step_3 holds" in text and f"lora.enabled={lora}" in text and "Traceback" not in text

@@ -60,6 +60,7 @@ def test_the_readme_custom_algorithm_registers() -> None:
 
 
 def test_the_readme_task_line_pastes_validates_and_needs_regeneration(tmp_path: Path, capsys) -> None:
+    from aspen_rl.datagen.cli import main as datagen_main
     from aspen_rl.tasks.__main__ import main as tasks_main
 
     line = readme_block("### Your own tasks", "json").strip()
@@ -67,7 +68,7 @@ def test_the_readme_task_line_pastes_validates_and_needs_regeneration(tmp_path: 
     path = tmp_path / "my_tasks.jsonl"
     path.write_text(line + "\n", encoding="utf-8")
     assert tasks_main(["validate", str(path)]) == 2  # the placeholder value is reported
-    assert f"python -m aspen_rl.tasks regenerate {path}" in capsys.readouterr().err
-    assert tasks_main(["regenerate", str(path)]) == 0
+    assert f"python -m aspen_rl.datagen regenerate {path}" in capsys.readouterr().err
+    assert datagen_main(["regenerate", str(path)]) == 0
     assert tasks_main(["validate", str(path)]) == 0
     assert json.loads(path.read_text(encoding="utf-8"))["expected_output"][0]["value"] > 0

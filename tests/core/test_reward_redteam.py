@@ -30,13 +30,13 @@ from pathlib import Path
 import pytest
 
 from aspen_rl.contract.workbook import STREAM_SUMMARY
+from aspen_rl.datagen.regenerate import in_process_client
 from aspen_rl.reward import RewardBreakdown, compute_reward
 from aspen_rl.reward.aspen import renamed
 from aspen_rl.reward.attribution import workbook_quantities
 from aspen_rl.reward.fidelity import fidelity
 from aspen_rl.reward.quantities import convert
 from aspen_rl.tasks import AspenTask, load_tasks
-from aspen_rl.tasks.regenerate import in_process_client
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RecordedToolCall, RunTrace
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from aspen_rl.contract.schema_view import LEGEND, render_part, render_schemas
+from aspen_rl.contract.schema_view import LEGEND, render_level, render_part, render_schemas
 from simulator_mock.flowsheet.schema_registry import SCHEMA_PARTS, schema
 
 
@@ -29,10 +30,36 @@ def _names_and_values(node: Any) -> Iterator[str]:
             yield from _names_and_values(item)
 
 
+def _expanded(text: str) -> str:
+    """``text`` as a reader resolves it: named patterns and lists written out, each shared-shape line
+    (``A|B: {X_VALUE: num}``) once per name with ``X`` replaced by it."""
+    names: dict[str, str] = {}
+    lines = []
+    for line in text.splitlines():
+        if line.startswith(("Patterns: ", "Lists: ")):
+            for entry in line.split(": ", 1)[1].split("; "):
+                name, _, value = entry.partition(" = ")
+                names[name] = value.strip("/") if name.startswith("P") else value
+            continue
+        for name, value in names.items():
+            line = re.sub(rf"~{name}(?![0-9])", f"~/{value}/", line) if name.startswith("P") else line
+            line = re.sub(rf"(?<=: ){name}(?![0-9])", value, line) if name.startswith("L") else line
+        shared = re.match(r"^(\s*)([A-Z0-9_]+(?:\|[A-Z0-9_]+)+)(\*?): (.*)$", line)
+        if shared and re.search(r"(?<![A-Za-z0-9_])X(?![A-Za-z0-9])", shared.group(4)):
+            indent, group, star, rest = shared.groups()
+            for name in group.split("|"):
+                lines.append(
+                    f"{indent}{name}{star}: " + re.sub(r"(?<![A-Za-z0-9_])X(?![A-Za-z0-9])", name, rest)
+                )
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 @pytest.mark.parametrize("part", SCHEMA_PARTS)
 def test_every_field_and_allowed_value_survives_compaction(part: str) -> None:
     document = schema(part)
-    text = render_part(part, document, level=0)
+    text = _expanded(render_level({part: document}, level=0))
     missing = sorted({n for n in _names_and_values(document) if n not in text})
     assert not missing, f"{part}: lost in the compact rendering: {missing[:10]}"
     assert len(text) < len(json.dumps(document, ensure_ascii=False))
@@ -101,16 +128,59 @@ def test_value_and_units_pairs_and_given_rules_are_condensed() -> None:
         ],
     }
     text = render_part("X", part, level=0)
-    assert "required by OPT: A: TEMP_VALUE+UNITS | B: FRAC" in text
-    assert "if given: TEMP_VALUE needs TEMP_UNITS" in text
+    assert "required by OPT: A: TEMP | B: FRAC" in text  # a stem: its value and its units
+    assert "needs" not in text  # "a given value needs its units" is said once, in the legend
     assert "FRAC: {<any key>: {V: num}}" in text
+
+
+def test_values_needing_the_same_fields_share_a_case_and_same_shaped_siblings_a_line() -> None:
+    needs = {
+        "TP": ["TEMP_VALUE", "TEMP_UNITS", "PRES_VALUE", "PRES_UNITS"],
+        "PD": ["PRES_VALUE", "DUTY_VALUE"],
+    }
+    needs["TPX"] = list(reversed(needs["TP"]))  # the same fields in another order
+    keyed = {"additionalProperties": {"type": "object", "properties": {"NAME_VALUE": {"type": "number"}}}}
+    part = {
+        "type": "object",
+        "properties": {
+            "OPT": {"enum": list(needs)},
+            **{n: {"type": "number"} for n in ("TEMP_VALUE", "PRES_VALUE", "DUTY_VALUE")},
+            **{n: {"enum": ["C", "K"]} for n in ("TEMP_UNITS", "PRES_UNITS")},
+            **{name: json.loads(json.dumps(keyed).replace("NAME", name)) for name in ("FRAC", "R_FRAC")},
+            "ORDER": keyed,  # holds NAME_VALUE, not ORDER_VALUE: another shape
+        },
+        "allOf": [
+            {"if": {"properties": {"OPT": {"const": v}}}, "then": {"required": need}}
+            for v, need in needs.items()
+        ],
+    }
+    text = render_part("X", part, level=0)
+    assert "required by OPT: TP|TPX: TEMP, PRES | PD: PRES_VALUE, DUTY_VALUE" in text
+    assert "FRAC|R_FRAC: {<any key>: {X_VALUE: num}}" in text
+    assert "ORDER: {<any key>: {NAME_VALUE: num}}" in text
+    expanded = _expanded(text)
+    assert "FRAC: {<any key>: {FRAC_VALUE: num}}" in expanded
+    assert "R_FRAC: {<any key>: {R_FRAC_VALUE: num}}" in expanded
+
+
+def test_repeated_patterns_and_choice_lists_are_named_once() -> None:
+    parts = {name: schema(name) for name in ("Heater", "Flash2", "Valve", "base")}
+    text = render_level(parts, level=0)
+    block_key = "^[A-Z][0-9A-Z]*$"
+    assert f"P1 = /{block_key}/" in text and text.count(block_key) == 1
+    assert text.count("<key ~P1>") >= 3
+    assert "L1 = bar|kPa|MPa|atm|N/sqm" in text and text.count("bar|kPa|MPa|atm|N/sqm") == 1
+    assert "PRES_UNITS: L1" in text
+    # nothing is lost: written out again, the rendering is the one without names
+    plain = "\n".join(render_part(n, parts[n], 0) for n in parts)
+    assert _expanded(text) == LEGEND + "\n" + plain
 
 
 def test_budget_picks_the_richest_level_that_fits_then_cuts_with_a_note() -> None:
     parts = {name: schema(name) for name in SCHEMA_PARTS}
     full = render_schemas(parts)
     assert full.startswith(LEGEND)
-    bare = LEGEND + "\n" + "\n".join(render_part(n, parts[n], 0) for n in parts)
+    bare = render_level(parts, 0)
     assert len(bare) <= len(full)
     assert render_schemas(parts, max_chars=len(bare)) == bare
 

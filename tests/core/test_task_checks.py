@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from aspen_rl.datagen.cli import main as datagen_main
 from aspen_rl.tasks import load_split
 from aspen_rl.tasks.__main__ import main as tasks_main
 from aspen_rl.tasks.checks import is_unregenerated, target_errors, unregenerated_message
@@ -53,6 +54,14 @@ def test_shipped_tasks_validate_clean() -> None:
     assert tasks_main(["validate"]) == 0
 
 
+@pytest.mark.parametrize("command", ["generate", "regenerate", "demos", "stats", "baseline"])
+def test_a_moved_subcommand_names_its_new_home(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert tasks_main([command, "x.jsonl"]) == 2
+    err = capsys.readouterr().err
+    moved = f"`python -m aspen_rl.tasks {command}` moved: run `python -m aspen_rl.datagen {command}`"
+    assert err == f"error: {moved}\n"
+
+
 def test_unregenerated_tasks_are_refused_with_the_fixing_command(tmp_path: Path) -> None:
     from aspen_rl.tasks import AspenTask
 
@@ -67,7 +76,7 @@ def test_unregenerated_tasks_are_refused_with_the_fixing_command(tmp_path: Path)
     tagged = good.model_copy(update={"tags": [*good.tags, "unregenerated"]})
     assert not is_unregenerated(good) and is_unregenerated(placeholder) and is_unregenerated(tagged)
     message = unregenerated_message([placeholder], ["mine.jsonl"])
-    assert message and "python -m aspen_rl.tasks regenerate mine.jsonl" in message
+    assert message and "python -m aspen_rl.datagen regenerate mine.jsonl" in message
 
     from aspen_rl.train import main
 
@@ -86,6 +95,6 @@ def test_regenerate_shows_progress_and_drops_the_marker(
     tagged = task.model_copy(update={"tags": [*task.tags, "unregenerated"]})
     path = tmp_path / "one.jsonl"
     path.write_text(tagged.model_dump_json() + "\n", encoding="utf-8")
-    assert tasks_main(["regenerate", str(path)]) == 0
+    assert datagen_main(["regenerate", str(path)]) == 0
     assert "[1/1] train-easy-01" in capsys.readouterr().err
     assert "unregenerated" not in path.read_text(encoding="utf-8")

@@ -189,6 +189,10 @@ async def test_tools_speak_the_real_routes_and_render_the_workbook() -> None:
         assert text.startswith("Results workbook aspen_result_export_1.xlsx")
         assert "Temperature | C | 25 | 80" in text.splitlines()
         assert "QCALC = 115.1 kW" in text.splitlines()
+        only_pro = await get_result(run["result_file_path"], only=["PRO-1"])
+        assert "Row | Units | PRO-1" in only_pro.splitlines() and "QCALC" not in only_pro
+        assert trace.calls[-1].arguments["only"] == ["PRO-1"]
+        assert trace.calls[-1].response == trace.calls[-2].response  # the trace keeps the whole workbook
         missing = json.loads(await get_result("C:\\aspen\\results\\other.xlsx"))
         assert missing["error_type"] == "HTTP404"
         assert missing["error_message"].startswith("文件不存在")
@@ -199,6 +203,7 @@ async def test_tools_speak_the_real_routes_and_render_the_workbook() -> None:
         ("get_schema", False),
         ("run_simulation", False),
         ("run_simulation", True),
+        ("get_result", True),
         ("get_result", True),
         ("get_result", False),
     ]

@@ -97,3 +97,24 @@ def test_result_file_references() -> None:
     assert result_file_path_of({"success": True, "result_file_path": "  "}) is None
     with pytest.raises(AssertionError):
         assert result_file_path_of(None)
+
+
+def test_only_named_streams_and_blocks_are_shown_and_unknown_names_are_listed() -> None:
+    streams = ["FEED-1", "S-1", "PRO-1"]
+    rows: list[tuple[str, str | None, list]] = [("Temperature", "C", [25.0, 60.5, 80.25])]
+    rows += [("Mole Flows", "kmol/hr", [100.0, 100.0, 100.0])]
+    blocks = {f"{b}_result": block_sheet([("QCALC", d, "kW")]) for b, d in (("H1", 11.5), ("H2", 22.5))}
+    doc = document("C:\\results\\r.xlsx", {STREAM_SUMMARY: stream_summary(streams, rows), **blocks})
+    text = render_workbook(doc, only=["PRO-1", "H2"])
+    assert "Row | Units | PRO-1" in text.splitlines()
+    assert "Temperature | C | 80.25" in text.splitlines()
+    assert "[H2_result]" in text and "H1_result" not in text and "FEED-1" not in text
+    cells = read_rendering(text)
+    assert cells[(STREAM_SUMMARY, "Mole Flows", "PRO-1")] == (100.0, "kmol/hr")
+    assert cells[("H2_result", "QCALC", None)] == (22.5, "kW")
+    assert (STREAM_SUMMARY, "Temperature", "S-1") not in cells
+    # blocks only: no stream table; a name the workbook lacks is listed with the names it has
+    text = render_workbook(doc, only=["H1", "PRO-9"])
+    assert STREAM_SUMMARY not in text and "QCALC = 11.5 kW" in text
+    assert text.endswith("(not in this workbook: PRO-9; streams: FEED-1, S-1, PRO-1; blocks: H1, H2)")
+    assert render_workbook(doc, only=None) == render_workbook(doc)

@@ -15,16 +15,16 @@ from _support import free_port, offline_env
 from rich.console import Console
 
 from aspen_rl.algorithms.grpo.algorithm import STEP_KEY
-from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
-from aspen_rl.algorithms.verl import (
+from aspen_rl.algorithms.verl.algorithm import (
     TASK_KEY,
     VerlTaskAgent,
     local_llm_proxy,
     verl_config_from_settings,
     verl_rows,
 )
-from aspen_rl.algorithms.verl_config import VerlConfigError, missing_verl_requirements
+from aspen_rl.algorithms.verl.config import VerlConfigError, missing_verl_requirements
 from aspen_rl.cli import build_parser
+from aspen_rl.llm.tiny_bytes import save_tiny_chat_model
 from aspen_rl.reporting import RunReport, load_records
 from aspen_rl.settings import Settings
 from aspen_rl.tasks import load_split

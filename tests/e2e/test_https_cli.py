@@ -20,7 +20,7 @@ from _support.tls import self_signed
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
-from aspen_rl.services import mock_simulator
+from aspen_rl.subprocesses import mock_simulator
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from _support import offline_env
 
-from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
+from aspen_rl.llm.tiny_bytes import save_tiny_chat_model
 
 
 def test_a_missing_model_path_is_refused_before_any_service_starts(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from _support import offline_env, run_cli_in, serve_in_thread
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
-from aspen_rl.services import mock_simulator
+from aspen_rl.subprocesses import mock_simulator
 from aspen_rl.tasks import load_split
 
 pytestmark = pytest.mark.slow

@@ -15,7 +15,7 @@ from _support import free_port, offline_env
 
 from aspen_rl.failures import FailureKind
 from aspen_rl.reporting import load_records
-from aspen_rl.services import mock_simulator, scripted_policy
+from aspen_rl.subprocesses import mock_simulator, scripted_policy
 from aspen_rl.tasks import load_split
 from aspen_rl.tasks.datasets import save_tasks
 

@@ -5,22 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import torch
+from _support.tiny_model import chat_model, tokenizer
 
 from aspen_rl.algorithms.grpo.config import GRPOConfig
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model, build_tiny_tokenizer
 
-
-@pytest.fixture(scope="session")
-def tokenizer() -> Any:
-    """Byte-level tokenizer (vocab 261) with a Qwen2.5-style chat template."""
-    return build_tiny_tokenizer()
-
-
-@pytest.fixture
-def chat_model(tokenizer: Any) -> torch.nn.Module:
-    """A fresh random 2-layer Qwen2 model over the tiny tokenizer."""
-    return build_tiny_model(len(tokenizer), seed=0)
+__all__ = ["chat_model", "cpu_config", "tokenizer"]
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ from aspen_rl.algorithms.grpo.config import GRPOConfig, GRPOConfigError, load_gr
 from aspen_rl.algorithms.grpo.metrics_table import metrics_table
 from aspen_rl.algorithms.grpo.resume import CHECKPOINT_METRICS, resolve_checkpoint
 from aspen_rl.algorithms.grpo.task_draw import tasks_for_step
-from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
 from aspen_rl.failures import FailureKind
+from aspen_rl.llm.tiny_bytes import save_tiny_chat_model
 from aspen_rl.records import RewardScores, RolloutRecord
 from aspen_rl.reporting import RunReport, load_records
 from aspen_rl.settings import Settings

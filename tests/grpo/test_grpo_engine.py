@@ -14,10 +14,10 @@ import pytest
 import torch
 
 from aspen_rl.algorithms.grpo.config import GRPOConfig
-from aspen_rl.algorithms.grpo.engine import TransformersEngine, build_engine
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
-from aspen_rl.algorithms.grpo.types import Generation, SamplingParams, TrajectoryRow
+from aspen_rl.llm.engine import TransformersEngine, build_engine
+from aspen_rl.llm.tiny_bytes import build_tiny_model
+from aspen_rl.llm.types import Generation, SamplingParams, TrajectoryRow
 
 
 def _rows(generations: list[Generation]) -> list[TrajectoryRow]:
@@ -119,7 +119,7 @@ def test_build_engine_shares_the_trainer_model(chat_model: torch.nn.Module, toke
 
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed here")
 def test_vllm_engine_without_vllm_says_how_to_install() -> None:
-    from aspen_rl.algorithms.grpo.engine.vllm_engine import VLLMUnavailableError
+    from aspen_rl.llm.engine.vllm_engine import VLLMUnavailableError
 
     with pytest.raises(VLLMUnavailableError, match=r"pip install 'aspen_rl\[gpu\]'"):
         build_engine(GRPOConfig(model="tiny", engine="vllm"))

@@ -10,14 +10,14 @@ import torch
 
 from aspen_rl.agent.failures import rollout_failure
 from aspen_rl.algorithms.grpo.config import GRPOConfig
-from aspen_rl.algorithms.grpo.engine import TransformersEngine
 from aspen_rl.algorithms.grpo.failures import failure_kind, split_for_update
 from aspen_rl.algorithms.grpo.groups import FinishedRollout, group_samples
 from aspen_rl.algorithms.grpo.metrics import record_metrics
-from aspen_rl.algorithms.grpo.server import ChatCompletionServer
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
-from aspen_rl.algorithms.grpo.types import SamplingParams
 from aspen_rl.failures import FailureKind
+from aspen_rl.llm.chat_server import ChatCompletionServer
+from aspen_rl.llm.engine import TransformersEngine
+from aspen_rl.llm.types import SamplingParams
 from aspen_rl.records import RewardScores, RolloutRecord
 
 LIMIT = 120

@@ -15,11 +15,11 @@ import pytest
 import torch
 
 from aspen_rl.algorithms.grpo.config import GRPOConfig
-from aspen_rl.algorithms.grpo.engine import TransformersEngine
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
-from aspen_rl.algorithms.grpo.trajectory import sample_from_records
-from aspen_rl.algorithms.grpo.types import CallRecord, RolloutSample, SamplingParams, TrajectoryRow
+from aspen_rl.llm.engine import TransformersEngine
+from aspen_rl.llm.tiny_bytes import build_tiny_model
+from aspen_rl.llm.trajectory import sample_from_records
+from aspen_rl.llm.types import CallRecord, RolloutSample, SamplingParams, TrajectoryRow
 
 VOCAB = 16
 TARGET = 7

@@ -8,11 +8,11 @@ import pytest
 import torch
 
 from aspen_rl.algorithms.grpo.config import GRPOConfig
-from aspen_rl.algorithms.grpo.logprobs import full_token_logprobs, split_head, token_logprobs
-from aspen_rl.algorithms.grpo.model import apply_lora
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
-from aspen_rl.algorithms.grpo.types import RolloutSample, TrajectoryRow
+from aspen_rl.llm.loading import apply_lora
+from aspen_rl.llm.logprobs import full_token_logprobs, split_head, token_logprobs
+from aspen_rl.llm.tiny_bytes import build_tiny_model
+from aspen_rl.llm.types import RolloutSample, TrajectoryRow
 
 VOCAB = 300
 

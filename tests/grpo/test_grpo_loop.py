@@ -6,16 +6,10 @@ from pathlib import Path
 
 import openai
 
-from aspen_rl.algorithms.grpo import (
-    ChatCompletionServer,
-    GRPOTrainer,
-    MetricsSink,
-    build_engine,
-    latest_checkpoint,
-    load_grpo_config,
-)
+from aspen_rl.algorithms.grpo import GRPOTrainer, MetricsSink, latest_checkpoint, load_grpo_config
 from aspen_rl.algorithms.grpo.groups import FinishedRollout, group_samples
-from aspen_rl.algorithms.grpo.tiny import save_tiny_chat_model
+from aspen_rl.llm import ChatCompletionServer, build_engine
+from aspen_rl.llm.tiny_bytes import save_tiny_chat_model
 
 
 def test_one_step_of_the_loop_then_resume(tmp_path: Path) -> None:

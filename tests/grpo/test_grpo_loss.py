@@ -12,11 +12,11 @@ from aspen_rl.algorithms.grpo.loss import (
     clipped_surrogate,
     grpo_token_loss,
     k3_kl,
-    selective_logprobs,
     token_weights,
     truncated_is_weights,
     weighted_sum,
 )
+from aspen_rl.llm.logprobs import selective_logprobs
 
 
 def test_group_advantages_std_scaled() -> None:

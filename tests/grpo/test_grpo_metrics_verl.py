@@ -10,7 +10,7 @@ import pytest
 
 from aspen_rl.algorithms.grpo.config import GRPOConfig
 from aspen_rl.algorithms.grpo.metrics import MetricsSink
-from aspen_rl.algorithms.verl_config import (
+from aspen_rl.algorithms.verl.config import (
     VerlConfigError,
     VerlUnavailableError,
     build_verl_algorithm,

@@ -8,10 +8,10 @@ from typing import Any
 import torch
 
 from aspen_rl.algorithms.grpo.config import GRPOConfig
-from aspen_rl.algorithms.grpo.engine import build_engine
-from aspen_rl.algorithms.grpo.model import cpu_thread_count
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
+from aspen_rl.llm.engine import build_engine
+from aspen_rl.llm.loading import cpu_thread_count
+from aspen_rl.llm.tiny_bytes import build_tiny_model
 
 
 def test_thread_count_default_and_setting() -> None:

@@ -11,11 +11,11 @@ import torch
 
 from aspen_rl.algorithms.grpo.checkpoint import latest_checkpoint
 from aspen_rl.algorithms.grpo.config import GRPOConfig
-from aspen_rl.algorithms.grpo.engine import TransformersEngine
-from aspen_rl.algorithms.grpo.model import quiet_peft
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
-from aspen_rl.algorithms.grpo.types import RolloutSample, SamplingParams, TrajectoryRow
+from aspen_rl.llm.engine import TransformersEngine
+from aspen_rl.llm.loading import quiet_peft
+from aspen_rl.llm.tiny_bytes import build_tiny_model
+from aspen_rl.llm.types import RolloutSample, SamplingParams, TrajectoryRow
 
 
 def make_groups(seed: int, tasks: int = 2, group: int = 4, vocab: int = 261) -> list[list[RolloutSample]]:

@@ -26,7 +26,7 @@ from aspen_rl.algorithms.prompt_opt.critic import (
 )
 from aspen_rl.algorithms.prompt_opt.edits import EditProposer
 from aspen_rl.algorithms.prompt_opt.search import BeamSearch, Candidate, Evaluation
-from aspen_rl.services import free_port
+from aspen_rl.subprocesses import free_port
 
 API_KEY = "sk-test-secret-0123456789"
 CRITIQUE = "1. Fetch the schema of every block type first.\n2. State units explicitly."

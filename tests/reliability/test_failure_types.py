@@ -30,8 +30,8 @@ from aspen_rl.algorithms.grpo.failures import split_for_update
 from aspen_rl.algorithms.grpo.metrics import record_metrics
 from aspen_rl.algorithms.prompt_opt.search import Evaluation
 from aspen_rl.failures import FailureKind, Fault, infrastructure_verdict
+from aspen_rl.policy.openai_app import create_policy_app
 from aspen_rl.policy.scripted import ScriptedPolicy
-from aspen_rl.policy.server import create_policy_app
 from aspen_rl.records import RewardScores, RolloutRecord
 from aspen_rl.reporting.summary import stats
 from aspen_rl.settings import Settings

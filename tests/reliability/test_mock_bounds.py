@@ -44,8 +44,8 @@ async def test_a_config_past_the_run_budget_is_the_agents_scored_failure(tmp_pat
 
 
 def test_client_timeout_exceeds_the_mock_budget_by_a_margin() -> None:
-    from aspen_rl.services import mock_bounds, timeout_problem
     from aspen_rl.settings import Settings as RLSettings
+    from aspen_rl.subprocesses import mock_bounds, timeout_problem
 
     mock, client = Settings(), RLSettings().simulator_timeout_s
     assert client >= mock.request_timeout_s + mock.queue_wait_s + 10

@@ -68,7 +68,7 @@ def test_store_uvicorn_lines_go_to_training_log_not_the_console(tmp_path: Path, 
 
 
 def test_service_logs_are_written(tmp_path: Path) -> None:
-    from aspen_rl.services import mock_simulator, scripted_policy
+    from aspen_rl.subprocesses import mock_simulator, scripted_policy
     from aspen_rl.tasks.datasets import split_path
 
     with mock_simulator(tmp_path / "results", log_path=tmp_path / "simulator.log"):

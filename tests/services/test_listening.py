@@ -25,7 +25,7 @@ def taken_port() -> Iterator[int]:
     "command",
     [
         ["-m", "simulator_mock", "--port", "{port}"],
-        ["-m", "aspen_rl.serve", "--model", "{tmp}/no-model", "--port", "{port}"],
+        ["-m", "aspen_rl.llm.serve", "--model", "{tmp}/no-model", "--port", "{port}"],
     ],
     ids=["mock", "serve"],
 )

@@ -8,7 +8,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from aspen_rl.services import is_loopback, mock_simulator
+from aspen_rl.subprocesses import is_loopback, mock_simulator
 
 
 @pytest.mark.parametrize(

@@ -13,21 +13,21 @@ from _support.sft import tiny_sft_settings
 
 from aspen_rl.agent.context import CONFIG_ACKNOWLEDGED, SCHEMA_CLEARED
 from aspen_rl.algorithms.grpo.config import load_grpo_config
-from aspen_rl.algorithms.grpo.engine import TransformersEngine
-from aspen_rl.algorithms.grpo.model import load_policy
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model, build_tiny_tokenizer
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
-from aspen_rl.algorithms.grpo.trajectory import sample_from_records
-from aspen_rl.algorithms.grpo.types import CallRecord, SamplingParams
 from aspen_rl.algorithms.sft.config import SFTConfig, SFTConfigError, load_sft_config
 from aspen_rl.algorithms.sft.data import transcript_rows
 from aspen_rl.algorithms.sft.evaluate import first_call_accuracy, is_correct_first_call
-from aspen_rl.algorithms.sft.tiny import train_chat_tokenizer, transcript_texts
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
+from aspen_rl.datagen import SHIPPED_FAMILIES, family_of
+from aspen_rl.datagen.demos import record_demos
+from aspen_rl.datagen.regenerate import in_process_client
+from aspen_rl.llm.engine import TransformersEngine
+from aspen_rl.llm.loading import load_model
+from aspen_rl.llm.tiny_bpe import train_chat_tokenizer, transcript_texts
+from aspen_rl.llm.tiny_bytes import build_tiny_model, build_tiny_tokenizer
+from aspen_rl.llm.trajectory import sample_from_records
+from aspen_rl.llm.types import CallRecord, SamplingParams
 from aspen_rl.tasks import load_tasks
-from aspen_rl.tasks.generator import SHIPPED_FAMILIES, family_of
-from aspen_rl.tasks.generator.demos import record_demos
-from aspen_rl.tasks.regenerate import in_process_client
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "data" / "generated"
@@ -72,9 +72,9 @@ async def test_rows_train_exactly_the_assistant_turns_in_the_context_the_agent_s
     assert spans[0].startswith('<tool_call>\n{"name": "get_schema"') and spans[0].endswith("<|im_end|>")
     assert spans[-1] == turns[-1]["content"] + "<|im_end|>"
     assert all("<tool_response>" not in s and "<|im_start|>" not in s for s in spans)
-    # the agent clears the schema once the run succeeded and acknowledges the config once results were read:
-    # the rows break there (3 contexts), and the last one shows neither
-    assert len(rows) == 3
+    # the agent clears the schema and acknowledges the config once the run succeeded:
+    # the rows break there (2 contexts), and the last one shows neither
+    assert len(rows) == 2
     last = tokenizer.decode(rows[-1].input_ids)
     assert SCHEMA_CLEARED in last and CONFIG_ACKNOWLEDGED in last and '"stream_data"' not in last
     (kept,) = transcript_rows([demo], tokenizer, agent_view=False)
@@ -182,7 +182,7 @@ async def _learn_first_call_then_grpo(tmp_path: Path) -> None:
 def test_train_cli_runs_sft_and_grpo_loads_the_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aspen_rl.serve import load_local_model
+    from aspen_rl.llm.serve import load_local_model
     from aspen_rl.train import main as train_main
 
     settings = tiny_sft_settings(tmp_path)
@@ -192,8 +192,8 @@ def test_train_cli_runs_sft_and_grpo_loads_the_checkpoint(
     assert len((tmp_path / "demos.jsonl").read_text(encoding="utf-8").splitlines()) == 2  # recorded
     checkpoint = tmp_path / "out" / "warm"
     assert json.loads((checkpoint / "sft_state.json").read_text())["updates"] == 1
-    model, tokenizer = load_policy(load_grpo_config(None, model=str(checkpoint), device="cpu"))
+    model, tokenizer = load_model(load_grpo_config(None, model=str(checkpoint), device="cpu"))
     assert not hasattr(model, "peft_config")  # adapters merged: a plain model
     assert tokenizer.chat_template
-    served, _ = load_local_model(checkpoint, device="cpu", dtype="float32")  # python -m aspen_rl.serve
+    served, _ = load_local_model(checkpoint, device="cpu", dtype="float32")  # python -m aspen_rl.llm.serve
     assert served.config.vocab_size == model.config.vocab_size

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from aspen_rl.algorithms.grpo.tiny import build_tiny_model
-from aspen_rl.algorithms.grpo.types import TrajectoryRow
 from aspen_rl.algorithms.sft.algorithm import run_sft
 from aspen_rl.algorithms.sft.checkpoint import checkpoints, resolve_resume
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.trainer import ResumeMismatch, SFTTrainer
+from aspen_rl.llm.tiny_bytes import build_tiny_model
+from aspen_rl.llm.types import TrajectoryRow
 
 VOCAB = 64
 

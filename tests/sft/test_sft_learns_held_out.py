@@ -12,16 +12,16 @@ import torch
 from autogen_core.tools import FunctionTool
 
 from aspen_rl.agent.prompts import default_system_prompt
-from aspen_rl.algorithms.grpo.tool_calls import parse_tool_calls
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.data import transcript_rows
 from aspen_rl.algorithms.sft.evaluate import first_call_accuracy
-from aspen_rl.algorithms.sft.tiny import build_tiny_bpe_model
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
+from aspen_rl.datagen import family_of
+from aspen_rl.datagen.demos import record_demos
+from aspen_rl.datagen.regenerate import in_process_client
+from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
+from aspen_rl.llm.tool_calls import parse_tool_calls
 from aspen_rl.tasks import AspenTask, load_tasks
-from aspen_rl.tasks.generator import family_of
-from aspen_rl.tasks.generator.demos import record_demos
-from aspen_rl.tasks.regenerate import in_process_client
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
 

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from agentlightning import ProxyLLM
 from agentlightning.algorithm import Algorithm
 
-from aspen_rl.algorithms.grpo.chat_template import load_chat_template
 from aspen_rl.algorithms.grpo.config import DEFAULT_CONFIG_PATH, GRPOConfig, load_grpo_config
 from aspen_rl.algorithms.grpo.failures import split_for_update
 from aspen_rl.algorithms.grpo.metrics import record_metrics
@@ -30,13 +29,14 @@ from aspen_rl.algorithms.grpo.resume import (
 )
 from aspen_rl.algorithms.grpo.task_draw import tasks_for_step
 from aspen_rl.algorithms.rollouts import publish, run_tasks
+from aspen_rl.llm.chat_template import load_chat_template
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport
 from aspen_rl.settings import Settings
 from aspen_rl.tasks import AspenTask
 
 if TYPE_CHECKING:
-    from aspen_rl.algorithms.grpo.types import RolloutSample
+    from aspen_rl.llm.types import RolloutSample
 
 __all__ = [
     "CHECKPOINT_METRICS",
@@ -190,8 +190,8 @@ class GRPOAlgorithm(Algorithm):
 
     def _start_policy(self, trainer: Any, sink: Any) -> _Policy:
         """Engine and endpoint; in the calling (main) thread, as vLLM versions before 0.10.2 require."""
-        from aspen_rl.algorithms.grpo.engine import build_engine
-        from aspen_rl.algorithms.grpo.server import ChatCompletionServer
+        from aspen_rl.llm.chat_server import ChatCompletionServer
+        from aspen_rl.llm.engine import build_engine
 
         engine = build_engine(self.config, model=trainer.model, tokenizer=trainer.tokenizer)
         if self.resume is not None:

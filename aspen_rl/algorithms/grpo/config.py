@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from aspen_rl.llm.settings import DType, LoRASettings, VLLMSettings
 from aspen_rl.yaml_files import deep_merge, load_typed_config
 
 DEFAULT_CONFIG_PATH = Path("configs/grpo.yaml")
@@ -19,53 +20,6 @@ class GRPOConfigError(ValueError):
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class LoRASettings(_Section):
-    """Low-rank adapters (peft) instead of full-weight training."""
-
-    enabled: bool = Field(
-        True, description="Train LoRA adapters (true) or all weights of the policy (false)."
-    )
-    r: int = Field(16, gt=0, description="Adapter rank.")
-    alpha: int = Field(32, gt=0, description="LoRA scaling numerator (scale = alpha / r).")
-    dropout: float = Field(
-        0.0,
-        ge=0.0,
-        lt=1.0,
-        description="Dropout on the adapter input; must be 0: the update needs the engine's exact logprobs.",
-    )
-    target_modules: str | list[str] = Field(
-        "all-linear", description="Modules that get adapters: a list of names or peft's 'all-linear'."
-    )
-
-    @model_validator(mode="after")
-    def _no_dropout(self) -> LoRASettings:
-        if self.dropout > 0:
-            raise ValueError(
-                f"lora.dropout={self.dropout} is not supported: GRPO's ratio and importance weights need the "
-                "trainer's logprobs to equal the engine's, and dropout makes training forwards random; use 0"
-            )
-        return self
-
-
-class VLLMSettings(_Section):
-    """Options of the vLLM rollout engine (GPU only)."""
-
-    gpu_memory_utilization: float = Field(
-        0.45, gt=0.0, le=1.0, description="Share of GPU memory vLLM may take (the trainer shares the GPU)."
-    )
-    max_model_len: int | None = Field(
-        None, description="Context length vLLM reserves KV cache for (None: model's)."
-    )
-    logprobs_mode: str | None = Field(
-        "processed_logprobs",
-        description="vLLM's logprobs_mode: 'processed_logprobs' gives logprobs after temperature/top-p, "
-        "i.e. under the sampling distribution (vLLM's own default 'raw_logprobs' ignores temperature); "
-        "null: not passed (vLLM versions without the option).",
-    )
-    max_lora_rank: int = Field(64, gt=0, description="Largest adapter rank vLLM is prepared to hot-load.")
-    enforce_eager: bool = Field(False, description="Disable CUDA graphs (slower, less memory, faster start).")
 
 
 class GRPOConfig(_Section):
@@ -86,7 +40,7 @@ class GRPOConfig(_Section):
         "ChatML with Hermes <tool_call> blocks); None: the tokenizer's own. It must render the agent's "
         "tools, or the run is refused.",
     )
-    dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
+    dtype: DType = Field(
         "auto", description="Weights dtype; 'auto' is bfloat16 on a GPU that supports it, else float32."
     )
     device: str = Field(

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from aspen_rl.algorithms.grpo.records import CallRecorder
-from aspen_rl.algorithms.grpo.trajectory import sample_from_records
-from aspen_rl.algorithms.grpo.types import RolloutSample
+from aspen_rl.llm.call_recorder import CallRecorder
+from aspen_rl.llm.trajectory import sample_from_records
+from aspen_rl.llm.types import RolloutSample
 
 
 @dataclass(frozen=True)

@@ -16,23 +16,6 @@ import torch
 Aggregation = Literal["rollout_mean", "token_mean", "sequence_mean"]
 
 
-def selective_logprobs(
-    logits: torch.Tensor, token_ids: torch.Tensor, temperature: float = 1.0
-) -> torch.Tensor:
-    """Log-probability of each ``token_ids`` under ``softmax(logits / temperature)``, in float32.
-
-    Args:
-        logits: ``[..., vocab]``.
-        token_ids: ``[...]``, the token scored at each position.
-        temperature: Divides the logits (the sampling temperature; 1 for greedy).
-    """
-    logits = logits.float()
-    if temperature != 1.0:
-        logits = logits / temperature
-    picked = logits.gather(-1, token_ids.unsqueeze(-1)).squeeze(-1)
-    return picked - torch.logsumexp(logits, dim=-1)
-
-
 def token_weights(mask: torch.Tensor, rollout_index: torch.Tensor, mode: Aggregation) -> torch.Tensor:
     """Per-token weights that turn a sum of per-token losses into the chosen mean.
 

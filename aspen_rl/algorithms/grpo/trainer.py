@@ -20,19 +20,12 @@ import torch
 from aspen_rl.algorithms.grpo import checkpoint as ckpt
 from aspen_rl.algorithms.grpo.advantages import group_advantages
 from aspen_rl.algorithms.grpo.config import GRPOConfig, resume_differences, resume_refusal
-from aspen_rl.algorithms.grpo.engine.base import RolloutEngine
-from aspen_rl.algorithms.grpo.logprobs import token_logprobs
 from aspen_rl.algorithms.grpo.loss import grpo_token_loss, token_weights, weighted_sum
-from aspen_rl.algorithms.grpo.model import (
-    apply_lora,
-    disable_dropout,
-    is_peft_model,
-    load_policy,
-    resolve_device,
-    set_cpu_threads,
-)
-from aspen_rl.algorithms.grpo.row_batch import RowBatch, collate
-from aspen_rl.algorithms.grpo.types import RolloutSample, TrajectoryRow
+from aspen_rl.llm.engine.base import RolloutEngine
+from aspen_rl.llm.loading import is_peft_model, model_to_train, set_cpu_threads
+from aspen_rl.llm.logprobs import token_logprobs
+from aspen_rl.llm.row_batch import RowBatch, collate
+from aspen_rl.llm.types import RolloutSample, TrajectoryRow
 
 Group = Sequence[RolloutSample | tuple[Sequence[TrajectoryRow], float]]
 """The G rollouts of one task: ``RolloutSample``s or ``(rows, reward)`` pairs."""
@@ -96,18 +89,7 @@ class GRPOTrainer:
         set_cpu_threads(config.cpu_threads)
         random.seed(config.seed)
         torch.manual_seed(config.seed)
-        if model is None:
-            model, loaded_tokenizer = load_policy(config)
-            tokenizer = tokenizer if tokenizer is not None else loaded_tokenizer
-        self.device = resolve_device(config.device)
-        model.to(self.device)
-        if config.lora.enabled and not is_peft_model(model):
-            model = apply_lora(model, config.lora)
-        disable_dropout(model)  # after wrapping: adapters bring their own dropout modules
-        if config.gradient_checkpointing:
-            model.gradient_checkpointing_enable()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
-            if is_peft_model(model):
-                model.enable_input_require_grads()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
+        model, tokenizer, self.device = model_to_train(config, model, tokenizer)
         self.model = model
         self.tokenizer = tokenizer
         self.ref_model = ref_model

@@ -35,10 +35,10 @@ def demonstrations_path(config: SFTConfig) -> Path:
 def ensure_demonstrations(config: SFTConfig, *, console: Any = None) -> list[dict[str, Any]]:
     """The transcripts of :func:`demonstrations_path`; recorded from ``config.tasks`` on the in-process mock
     (with progress, and written there) when the file does not exist."""
+    from aspen_rl.datagen.demos import load_demos, record_demos, save_demos
+    from aspen_rl.datagen.regenerate import in_process_client
     from aspen_rl.progress import progress
     from aspen_rl.tasks.datasets import load_tasks
-    from aspen_rl.tasks.generator.demos import load_demos, record_demos, save_demos
-    from aspen_rl.tasks.regenerate import in_process_client
 
     path = demonstrations_path(config)
     if path.is_file():
@@ -90,7 +90,7 @@ def build_model(config: SFTConfig, demos: list[dict[str, Any]]) -> tuple[Any, An
     """``(model, tokenizer)`` for ``model: tiny`` (built here); ``(None, None)`` lets the trainer load."""
     if config.model != TINY_MODEL:
         return None, None
-    from aspen_rl.algorithms.sft.tiny import build_tiny_bpe_model
+    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
 
     tiny = config.tiny
     return build_tiny_bpe_model(

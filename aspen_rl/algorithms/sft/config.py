@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aspen_rl.algorithms.grpo.config import LoRASettings
+from aspen_rl.llm.settings import DType, LoRASettings
 from aspen_rl.yaml_files import load_typed_config
 
 DEFAULT_CONFIG_PATH = Path("configs/sft.yaml")
@@ -59,7 +59,7 @@ class SFTConfig(BaseModel):
         "renders the same): a Jinja file, or 'chatml-tools' (built in); None: the tokenizer's own. It must "
         "render the agent's tools.",
     )
-    dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
+    dtype: DType = Field(
         "auto", description="Weights dtype; 'auto' is bfloat16 on a GPU that supports it, else float32."
     )
     device: str = Field("auto", description="Torch device ('auto': cuda if available, else cpu).")
@@ -72,7 +72,7 @@ class SFTConfig(BaseModel):
     # ---- data
     demonstrations: str | None = Field(
         None,
-        description="Transcripts (python -m aspen_rl.tasks demos); recorded from `tasks` when the file is "
+        description="Transcripts (python -m aspen_rl.datagen demos); recorded from `tasks` when the file is "
         "missing. None: recorded into the run folder (<output_dir>/<run_name>-run/demos.jsonl).",
     )
     tasks: str | None = Field(

@@ -7,8 +7,8 @@ of one transcript by exact token prefix: assistant tokens get loss mask 1, every
 tool answers, template glue) 0. These are the masks GRPO trains with.
 
 Each turn's prompt is the conversation as the agent's model context shows it at that point
-(:func:`aspen_rl.agent.context.openai_view`: the schema cleared once a run succeeded, the config acknowledged
-once its results were read), so SFT trains on exactly the contexts the agent sends; where the view changes,
+(:func:`aspen_rl.agent.context.openai_view`: the schema cleared and the config acknowledged once a run
+succeeded), so SFT trains on exactly the contexts the agent sends; where the view changes,
 the prefix breaks and the transcript gives more than one row, as GRPO's recorded calls do.
 """
 
@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from aspen_rl.agent.context import openai_view
-from aspen_rl.algorithms.grpo.server import normalize_messages
-from aspen_rl.algorithms.grpo.trajectory import build_rows
-from aspen_rl.algorithms.grpo.types import CallRecord, TrajectoryRow
+from aspen_rl.llm.chat_server import normalize_messages
+from aspen_rl.llm.trajectory import build_rows
+from aspen_rl.llm.types import CallRecord, TrajectoryRow
 
 
 class TranscriptError(ValueError):

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from aspen_rl.algorithms.grpo.tool_calls import parse_tool_calls
+from aspen_rl.llm.tool_calls import parse_tool_calls
 from aspen_rl.tasks.model import AspenTask
 
 

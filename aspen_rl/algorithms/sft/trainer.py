@@ -18,16 +18,6 @@ from typing import Any
 
 import torch
 
-from aspen_rl.algorithms.grpo.loss import selective_logprobs
-from aspen_rl.algorithms.grpo.model import (
-    apply_lora,
-    disable_dropout,
-    is_peft_model,
-    resolve_device,
-    resolve_dtype,
-)
-from aspen_rl.algorithms.grpo.row_batch import collate
-from aspen_rl.algorithms.grpo.types import TrajectoryRow
 from aspen_rl.algorithms.sft.checkpoint import (
     OPTIMIZER_FILE,
     POSITION_FILE,
@@ -39,29 +29,18 @@ from aspen_rl.algorithms.sft.checkpoint import (
     write_state,
 )
 from aspen_rl.algorithms.sft.config import SFTConfig
+from aspen_rl.llm.loading import disable_dropout, is_peft_model, model_to_train
+from aspen_rl.llm.logprobs import selective_logprobs
+from aspen_rl.llm.row_batch import collate
+from aspen_rl.llm.types import TrajectoryRow
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["STATE_FILE", "ResumeMismatch", "SFTTrainer", "load_base"]
+__all__ = ["STATE_FILE", "ResumeMismatch", "SFTTrainer"]
 
 
 class ResumeMismatch(ValueError):
     """A checkpoint that does not fit this run (other rows or another number of updates)."""
-
-
-def load_base(config: SFTConfig) -> tuple[torch.nn.Module, Any]:
-    """The base model (on the configured device and dtype) and its tokenizer (with ``config.chat_template``,
-    checked to render tools, as GRPO checks its policy's)."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from aspen_rl.algorithms.grpo.chat_template import prepare_tokenizer
-
-    device = resolve_device(config.device)
-    dtype = resolve_dtype(config.dtype, device)
-    source = config.tokenizer or config.model
-    tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(source), config.chat_template, where=source)
-    model = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(device)  # type: ignore[arg-type]  # transformers types .to() through a wrapper mypy misreads
-    return model, tokenizer
 
 
 class SFTTrainer:
@@ -80,18 +59,7 @@ class SFTTrainer:
         self.config = config
         random.seed(config.seed)
         torch.manual_seed(config.seed)
-        if model is None:
-            model, loaded = load_base(config)
-            tokenizer = tokenizer if tokenizer is not None else loaded
-        self.device = resolve_device(config.device)
-        model.to(self.device)
-        if config.lora.enabled and not is_peft_model(model):
-            model = apply_lora(model, config.lora)
-        disable_dropout(model)
-        if config.gradient_checkpointing:
-            model.gradient_checkpointing_enable()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
-            if is_peft_model(model):
-                model.enable_input_require_grads()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
+        model, tokenizer, self.device = model_to_train(config, model, tokenizer)
         self.model = model
         self.tokenizer = tokenizer
         pad = getattr(tokenizer, "pad_token_id", None)
