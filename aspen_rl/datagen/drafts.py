@@ -14,6 +14,7 @@ from typing import Any
 
 from aspen_rl.datagen.components import COMPONENTS, method_for, names
 from aspen_rl.tasks.model import Difficulty
+from simulator_mock.flowsheet.builders import Block, flowsheet
 
 LANGUAGES: tuple[str, ...] = ("en", "zh")
 
@@ -162,40 +163,25 @@ def components_section(cids: list[str] | tuple[str, ...]) -> list[dict[str, Any]
     return [COMPONENTS[c].config_entry() for c in cids]
 
 
-def property_section(cids: list[str] | tuple[str, ...]) -> list[dict[str, Any]]:
-    """``property_methods[]``: the one basis method the mixture calls for."""
-    return [{"method_name": method_for(cids), "is_basis_method": True}]
+def property_section(cids: list[str] | tuple[str, ...], method: str | None = None) -> list[dict[str, Any]]:
+    """``property_methods[]``: the one basis method, ``method`` or else the one the mixture calls for."""
+    return [{"method_name": method or method_for(cids), "is_basis_method": True}]
 
 
-@dataclass(frozen=True)
-class Block:
-    """One block of a drawn flowsheet: its name, Aspen type, streams by port and input data."""
-
-    name: str
-    type: str
-    ports: dict[str, str]
-    """Stream name -> port, e.g. ``{"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}``."""
-    data: dict[str, Any]
-    """The block's entry in ``blocks_<type>_data``."""
-
-
-def flowsheet(blocks: list[Block], stream_data: dict[str, Any]) -> dict[str, Any]:
-    """The flowsheet part of a config: ``blocks``, ``streams`` (in the order the connections name them),
-    ``block_connections``, ``stream_data`` (the feeds) and one ``blocks_<type>_data`` per block type."""
-    config: dict[str, Any] = {
-        "blocks": [{"name": b.name, "type": b.type} for b in blocks],
-        "streams": list(dict.fromkeys(stream for b in blocks for stream in b.ports)),
-        "block_connections": {b.name: b.ports for b in blocks},
-        "stream_data": stream_data,
+def base_config(
+    description: str, cids: tuple[str, ...] | list[str], method: str | None = None
+) -> dict[str, Any]:
+    """Metadata, components and property method (``method`` or the mixture's) of a config."""
+    return {
+        "metadata": {"description": description},
+        "components": components_section(cids),
+        "property_methods": property_section(cids, method),
     }
-    for b in blocks:
-        config.setdefault(f"blocks_{b.type}_data", {})[b.name] = b.data
-    return config
 
 
-def method_text(cids: list[str] | tuple[str, ...], language: str) -> str:
-    """'Use the NRTL property method.' in ``language``."""
-    method = method_for(cids)
+def method_text(cids: list[str] | tuple[str, ...], language: str, method: str | None = None) -> str:
+    """'Use the NRTL property method.' in ``language`` (``method``, or the one the mixture calls for)."""
+    method = method or method_for(cids)
     return tr(language, f"Use the {method} property method.", f"物性方法用 {method}。")
 
 
@@ -291,6 +277,35 @@ def report_text(targets: list[TargetSpec], language: str) -> str:
     return f"Report: {head}; and {parts[-1]}." if head else f"Report: {parts[-1]}."
 
 
+def draft(
+    description: str,
+    cids: list[str] | tuple[str, ...],
+    blocks: list[Block],
+    feeds: dict[str, Any],
+    text: str,
+    targets: list[TargetSpec],
+    language: str,
+    variant: str,
+    params: dict[str, Any],
+    *,
+    method: str | None = None,
+    method_line: str | None = None,
+    sections: dict[str, Any] | None = None,
+) -> Draft:
+    """The draft of a flowsheet of ``blocks`` fed by ``feeds``, whose requirement is ``text``, the property
+    method to use and what to report.
+
+    Args:
+        method: the property method (default: the one the mixture calls for).
+        method_line: the requirement's sentence naming it (default: "Use the <method> property method.").
+        sections: further top-level config sections after the flowsheet (reactions, convergence).
+    """
+    config = base_config(description, cids, method) | flowsheet(blocks, feeds) | (sections or {})
+    method_line = method_line or method_text(cids, language, method)
+    requirement = compose(language, text, method_line, report_text(targets, language))
+    return Draft(config, targets, requirement, variant, params)
+
+
 def block_ref(block_type: str, name: str, language: str, role_en: str, role_zh: str) -> str:
     """'heater H1 (Aspen Heater block)' / '加热器 H1（Heater 模块）'."""
     return tr(
@@ -313,61 +328,45 @@ def duty_target(block: str, tol: float = 0.02) -> TargetSpec:
     )
 
 
+def _stream_target(
+    stream: str, row: str, label: str, label_zh: str, unit: str, shown: str = "", **tolerance: float
+) -> TargetSpec:
+    """A value of ``stream`` on the Stream Summary (row ``row``), named "<stream> <label>" and described with
+    its unit as ``shown`` to the reader."""
+    suffix = f" ({shown})" if shown else ""
+    return TargetSpec(
+        f"{stream} {label}",
+        "Stream Summary",
+        row,
+        stream,
+        unit,
+        **tolerance,
+        en=f"{stream} {label}{suffix}",
+        zh=f"{stream} 的{label_zh}{suffix}",
+    )
+
+
 def temperature_target(stream: str, tol: float = 0.5) -> TargetSpec:
     """The temperature of ``stream`` (°C on the Stream Summary)."""
-    return TargetSpec(
-        f"{stream} temperature",
-        "Stream Summary",
-        "Temperature",
-        stream,
-        "C",
-        abs_tol=tol,
-        en=f"{stream} temperature (°C)",
-        zh=f"{stream} 的温度 (°C)",
-    )
+    return _stream_target(stream, "Temperature", "temperature", "温度", "C", "°C", abs_tol=tol)
 
 
 def vapor_fraction_target(stream: str) -> TargetSpec:
     """The molar vapor fraction of ``stream``."""
-    return TargetSpec(
-        f"{stream} vapor fraction",
-        "Stream Summary",
-        "Molar Vapor Fraction",
-        stream,
-        "",
-        abs_tol=0.01,
-        en=f"{stream} vapor fraction",
-        zh=f"{stream} 的汽相分率",
-    )
+    return _stream_target(stream, "Molar Vapor Fraction", "vapor fraction", "汽相分率", "", abs_tol=0.01)
 
 
 def enthalpy_target(stream: str) -> TargetSpec:
     """The molar enthalpy of ``stream`` (kJ/kmol; formation basis, so never near zero)."""
-    return TargetSpec(
-        f"{stream} molar enthalpy",
-        "Stream Summary",
-        "Molar Enthalpy",
-        stream,
-        "kJ/kmol",
-        abs_tol=50.0,
-        rel_tol=0.02,
-        en=f"{stream} molar enthalpy (kJ/kmol)",
-        zh=f"{stream} 的摩尔焓 (kJ/kmol)",
+    return _stream_target(
+        stream, "Molar Enthalpy", "molar enthalpy", "摩尔焓", "kJ/kmol", "kJ/kmol", abs_tol=50.0, rel_tol=0.02
     )
 
 
 def flow_target(stream: str, tol: float = 0.03) -> TargetSpec:
     """The total molar flow of ``stream``."""
-    return TargetSpec(
-        f"{stream} molar flow",
-        "Stream Summary",
-        "Mole Flows",
-        stream,
-        "kmol/hr",
-        rel_tol=tol,
-        abs_tol=0.05,
-        en=f"{stream} molar flow (kmol/h)",
-        zh=f"{stream} 的摩尔流量 (kmol/h)",
+    return _stream_target(
+        stream, "Mole Flows", "molar flow", "摩尔流量", "kmol/hr", "kmol/h", rel_tol=tol, abs_tol=0.05
     )
 
 

@@ -1,9 +1,11 @@
 """Builders of flowsheet configs in the service's dialect: components, feeds, outlet specs, whole flowsheets,
-reaction sets and reactor data. The examples, the tests and the benchmarks write their configs with these."""
+reaction sets and reactor data. The examples, the tests, the benchmarks and the task generator write their
+configs with these."""
 
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any
 
 Config = dict[str, Any]
@@ -37,8 +39,8 @@ def component(cid: str, chemical: str) -> dict[str, str]:
     }
 
 
-def feed(T_C: float, P_bar: float, flows_kmol_hr: dict[str, float]) -> dict[str, Any]:
-    """A TP feed given as component molar flows [kmol/hr] (TOTFLOW is their sum)."""
+def component_flows(flows_kmol_hr: dict[str, float]) -> dict[str, Any]:
+    """A stream's ``flow`` section given as component molar flows [kmol/hr] (TOTFLOW is their sum)."""
     flow: dict[str, Any] = {
         "FLOWBASE": "MOLE",
         "TOTFLOW_VALUE": sum(flows_kmol_hr.values()),
@@ -47,11 +49,16 @@ def feed(T_C: float, P_bar: float, flows_kmol_hr: dict[str, float]) -> dict[str,
     }
     for cid, value in flows_kmol_hr.items():
         flow[cid] = {"FLOW_VALUE": value, "FLOW_UNITS": "kmol/hr", "FLOW_BASIS": "MOLE-FLOW"}
+    return flow
+
+
+def feed(T_C: float, P_bar: float, flows_kmol_hr: dict[str, float]) -> dict[str, Any]:
+    """A TP feed given as component molar flows [kmol/hr] (TOTFLOW is their sum)."""
     return {
         "MIXED_SPEC": "TP",
         "temperature": {"TEMP_VALUE": T_C, "TEMP_UNITS": "C"},
         "pressure": {"PRES_VALUE": P_bar, "PRES_UNITS": "bar"},
-        "flow": flow,
+        "flow": component_flows(flows_kmol_hr),
     }
 
 
@@ -63,34 +70,57 @@ VALVE_DEFAULTS = {"MODE": "ADIAB-FLASH", "FLASH_MAXIT": 30, "FLASH_TOL": 0.0001}
 ADIABATIC = {"SPEC_OPT": "PD", "PRES_VALUE": 0.0, "PRES_UNITS": "bar", "DUTY_VALUE": 0.0, "DUTY_UNITS": "kW"}
 
 
+def valve_job(P_out: float, units: str = "bar") -> dict[str, Any]:
+    """A Valve's input data: adiabatic let-down to the outlet pressure ``P_out`` (Aspen's flash defaults)."""
+    return {"JOB_DATA": {**VALVE_DEFAULTS, "P_OUT_VALUE": P_out, "P_OUT_UNITS": units}}
+
+
 def tp(T_C: float, P: float = 0.0, units: str = "bar") -> dict[str, Any]:
     """SPEC_DATA of a TP outlet spec: temperature [C] and pressure (0 = no pressure change)."""
     return {"SPEC_OPT": "TP", "TEMP_VALUE": T_C, "TEMP_UNITS": "C", "PRES_VALUE": P, "PRES_UNITS": units}
 
 
-def flowsheet(
+@dataclass(frozen=True)
+class Block:
+    """One block of a flowsheet config: its name, Aspen type, streams by port and input data."""
+
+    name: str
+    type: str
+    ports: dict[str, str]
+    """Stream name -> port, e.g. ``{"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}``."""
+    data: dict[str, Any] | None = None
+    """The block's entry in ``blocks_<type>_data`` (None: none written, as a config missing it)."""
+
+
+def flowsheet(blocks: list[Block], stream_data: dict[str, Any]) -> Config:
+    """The flowsheet part of a config: ``blocks``, ``streams`` (in the order the connections name them),
+    ``block_connections``, ``stream_data`` (the feeds) and one ``blocks_<type>_data`` per block type."""
+    config: Config = {
+        "blocks": [{"name": b.name, "type": b.type} for b in blocks],
+        "streams": list(dict.fromkeys(stream for b in blocks for stream in b.ports)),
+        "block_connections": {b.name: b.ports for b in blocks},
+        "stream_data": stream_data,
+    }
+    for b in blocks:
+        if b.data is not None:
+            config.setdefault(f"blocks_{b.type}_data", {})[b.name] = b.data
+    return config
+
+
+def flowsheet_config(
     title: str,
     components: list[dict[str, str]],
     method: str,
-    blocks: dict[str, str],
-    connections: dict[str, dict[str, str]],
+    blocks: list[Block],
     stream_data: dict[str, Any],
-    **block_data: dict[str, Any],
 ) -> Config:
-    """Assemble a config; streams are collected from the connections, block data passed as keyword
-    sections."""
-    streams: list[str] = []
-    for ports in connections.values():
-        streams.extend(s for s in ports if s not in streams)
+    """A whole config: description, components, one property method and the :func:`flowsheet` of ``blocks``
+    (components and block data copied, so a config can be edited without touching the constants here)."""
     return {
         "metadata": {"description": title},
         "components": copy.deepcopy(components),
         "property_methods": [{"method_name": method, "is_basis_method": True}],
-        "blocks": [{"name": name, "type": kind} for name, kind in blocks.items()],
-        "streams": streams,
-        "block_connections": connections,
-        "stream_data": stream_data,
-        **copy.deepcopy(block_data),
+        **flowsheet(copy.deepcopy(blocks), stream_data),
     }
 
 

@@ -15,12 +15,8 @@ from simulator_mock.flowsheet.schema_registry import SECTION_PARTS, schema
 from simulator_mock.flowsheet.streams import Stream, feed_stream, flash_stream
 from simulator_mock.flowsheet.time_budget import check_time
 from simulator_mock.flowsheet.topology import Step, Topology, build_topology, calculation_order
-from simulator_mock.properties.property_package import (
-    PropertyPackage,
-    canonical_method,
-    get_property_package,
-    resolve_component,
-)
+from simulator_mock.properties.components import canonical_method, resolve_component
+from simulator_mock.properties.property_package import PropertyPackage, get_property_package
 
 
 @dataclass

@@ -65,6 +65,11 @@ class BlockView:
         return None if inlet is None or outlet_pressure is None else inlet - outlet_pressure
 
 
+#: A row of a ``<BLOCK>_result`` sheet read straight from the block's results entry: (Aspen's output name,
+#: the entry's key, units or None).
+ResultRow = tuple[str, str, str | None]
+
+
 class Rows:
     """Parameter / Value rows of a block sheet; a value that is None is left out with its units row."""
 
@@ -77,6 +82,11 @@ class Rows:
         self.rows.append((name, value))
         if units is not None:
             self.rows.append((f"{name}_UNITS", units))
+
+    def add_entries(self, doc: dict[str, Any], table: Iterable[ResultRow]) -> None:
+        """One row per ``table`` entry, its value read from the results entry ``doc`` (absent: left out)."""
+        for name, key, units in table:
+            self.add(name, doc.get(key), units)
 
 
 def phase_compositions(docs: Iterable[dict[str, Any]]) -> tuple[dict | None, dict | None]:
@@ -103,6 +113,14 @@ def _overall(docs: Iterable[dict[str, Any]], cids: list[str]) -> dict[str, float
             flows[cid] = flows.get(cid, 0.0) + f
     total = sum(flows.values())
     return {c: f / total for c, f in flows.items()} if total > 0 else None
+
+
+def outlet_state_rows(rows: Rows, block: BlockView) -> None:
+    """B_TEMP, B_PRES and B_VFRAC: the outlet's temperature, pressure and (first outlet's) vapour fraction."""
+    out = block.outlet()
+    rows.add("B_TEMP", block.doc.get("outlet_temperature_C"), TEMPERATURE)
+    rows.add("B_PRES", block.doc.get("outlet_pressure_bar"), PRESSURE)
+    rows.add("B_VFRAC", out.doc.get("vapor_fraction") if out else None)
 
 
 def flash_drum_rows(rows: Rows, block: BlockView) -> None:

@@ -64,6 +64,12 @@ def section(
     return {f"blocks_{type_name}_data": body}
 
 
+def spec_object(desc: str, props: dict[str, Any], **rest: Any) -> dict[str, Any]:
+    """An input section's schema (a block's SPEC_DATA): an object described by ``desc`` with the properties
+    ``props``, then the ``rest`` of its keywords (required, allOf, additionalProperties ...)."""
+    return {"type": "object", "description": desc, "properties": props, **rest}
+
+
 def block_entry(props: dict[str, Any], required: list[str], closed: bool, desc: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {"type": "object", "properties": props, "required": required}
     if desc:
@@ -80,61 +86,51 @@ def p_value(desc: str = PRES_MEANING, **kw: Any) -> dict[str, Any]:
     return num(f"Pressure, in PRES_UNITS: {desc}.", **kw)
 
 
+def spec_fields(*quantities: str) -> list[str]:
+    """The config fields of outlet quantities: ``<Q>_VALUE`` and ``<Q>_UNITS`` (VFRAC has no unit)."""
+    return [name for q in quantities for name in (f"{q}_VALUE", f"{q}_UNITS") if name != "VFRAC_UNITS"]
+
+
 HEATER_OPTIONS = {
-    "TP": ("outlet temperature and pressure", ["TEMP_VALUE", "TEMP_UNITS", "PRES_VALUE", "PRES_UNITS"]),
-    "PD": (
-        "outlet pressure and heat duty (0 = adiabatic)",
-        ["DUTY_VALUE", "DUTY_UNITS", "PRES_VALUE", "PRES_UNITS"],
-    ),
+    "TP": ("outlet temperature and pressure", spec_fields("TEMP", "PRES")),
+    "PD": ("outlet pressure and heat duty (0 = adiabatic)", spec_fields("DUTY", "PRES")),
     "TD": (
         "outlet temperature and heat duty (refused by the mock: UnsupportedOption)",
-        ["TEMP_VALUE", "TEMP_UNITS", "DUTY_VALUE", "DUTY_UNITS"],
+        spec_fields("TEMP", "DUTY"),
     ),
-    "TV": ("outlet temperature and vapour fraction", ["TEMP_VALUE", "TEMP_UNITS", "VFRAC_VALUE"]),
-    "DTD": (
-        "temperature change and heat duty (refused by the mock)",
-        ["DUTY_VALUE", "DUTY_UNITS", "DELT_VALUE", "DELT_UNITS"],
-    ),
-    "PDT": (
-        "outlet pressure and temperature change from the inlet",
-        ["PRES_VALUE", "PRES_UNITS", "DELT_VALUE", "DELT_UNITS"],
-    ),
-    "PV": ("outlet pressure and vapour fraction", ["PRES_VALUE", "PRES_UNITS", "VFRAC_VALUE"]),
-    "DTV": (
-        "temperature change from the inlet and vapour fraction",
-        ["DELT_VALUE", "DELT_UNITS", "VFRAC_VALUE"],
-    ),
+    "TV": ("outlet temperature and vapour fraction", spec_fields("TEMP", "VFRAC")),
+    "DTD": ("temperature change and heat duty (refused by the mock)", spec_fields("DUTY", "DELT")),
+    "PDT": ("outlet pressure and temperature change from the inlet", spec_fields("PRES", "DELT")),
+    "PV": ("outlet pressure and vapour fraction", spec_fields("PRES", "VFRAC")),
+    "DTV": ("temperature change from the inlet and vapour fraction", spec_fields("DELT", "VFRAC")),
     "PDEGSUB": (
         "outlet pressure and degrees of subcooling below the bubble point",
-        ["PRES_VALUE", "PRES_UNITS", "DEGSUB_VALUE", "DEGSUB_UNITS"],
+        spec_fields("PRES", "DEGSUB"),
     ),
     "PDEGSUP": (
         "outlet pressure and degrees of superheat above the dew point",
-        ["PRES_VALUE", "PRES_UNITS", "DEGSUP_VALUE", "DEGSUP_UNITS"],
+        spec_fields("PRES", "DEGSUP"),
     ),
-    "DDPPARM": (
-        "duty with a pressure-drop correlation (refused by the mock)",
-        ["DUTY_VALUE", "DUTY_UNITS", "PRES_VALUE", "PRES_UNITS"],
-    ),
+    "DDPPARM": ("duty with a pressure-drop correlation (refused by the mock)", spec_fields("DUTY", "PRES")),
     "TDPPARM": (
         "temperature with a pressure-drop correlation (refused by the mock)",
-        ["TEMP_VALUE", "TEMP_UNITS", "PRES_VALUE", "PRES_UNITS"],
+        spec_fields("TEMP", "PRES"),
     ),
     "DTDPPARM": (
         "temperature change with a pressure-drop correlation (refused by the mock)",
-        ["DELT_VALUE", "DELT_UNITS", "PRES_VALUE", "PRES_UNITS"],
+        spec_fields("DELT", "PRES"),
     ),
     "VDPPARM": (
         "vapour fraction with a pressure-drop correlation (refused by the mock)",
-        ["VFRAC_VALUE", "PRES_VALUE", "PRES_UNITS"],
+        spec_fields("VFRAC", "PRES"),
     ),
     "DEGSUPDPPARM": (
         "superheat with a pressure-drop correlation (refused by the mock)",
-        ["DEGSUP_VALUE", "DEGSUP_UNITS", "PRES_VALUE", "PRES_UNITS"],
+        spec_fields("DEGSUP", "PRES"),
     ),
     "DEGSUBDPPARM": (
         "subcooling with a pressure-drop correlation (refused by the mock)",
-        ["DEGSUB_VALUE", "DEGSUB_UNITS", "PRES_VALUE", "PRES_UNITS"],
+        spec_fields("DEGSUB", "PRES"),
     ),
 }
 

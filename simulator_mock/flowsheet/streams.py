@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from simulator_mock.errors import OutOfBoundsError, SpecificationError, UnsupportedOptionError
-from simulator_mock.properties.property_package import PhaseState, PropertyPackage
+from simulator_mock.properties.phase_state import PhaseState
+from simulator_mock.properties.property_package import PropertyPackage
 from simulator_mock.properties.units import flow_quantity, from_si, read_pair, to_si, units_of
 
 #: Total flows below this (mol/s) make an empty stream (no flash).

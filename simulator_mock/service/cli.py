@@ -26,16 +26,81 @@ SHUTDOWN_GRACE_S = 2
 """Seconds in-flight requests get to finish after SIGTERM/SIGINT before they are cancelled."""
 
 
-def parse_args(argv: list[str] | None = None) -> Settings:
-    """Settings from command-line flags (unset flags keep SIMULATOR_MOCK_* environment values or defaults).
+#: The flags that set a Settings field: (flag, field, type, help; ``{d}`` in a help is the defaults). Unset, a
+#: field keeps its SIMULATOR_MOCK_* environment value or default.
+OPTIONS: tuple[tuple[str, str, type | None, str], ...] = (
+    ("--host", "host", None, "interface to bind (default {d.host})"),
+    ("--port", "port", int, "TCP port (default {d.port})"),
+    (
+        "--results-dir",
+        "results_dir",
+        Path,
+        "folder for each run's config, output and workbook files (default {d.results_dir})",
+    ),
+    (
+        "--schema-dir",
+        "schema_dir",
+        Path,
+        "serve the schema documents of this folder (base_schema.json, blocks_<Type>_data.json, as the real "
+        "service names them) instead of the packaged ones; validation keeps the packaged schemas",
+    ),
+    (
+        "--workers",
+        "workers",
+        int,
+        "engine worker processes; 0 = one thread in the server process (default {d.workers})",
+    ),
+    (
+        "--max-runs-kept",
+        "max_runs_kept",
+        int,
+        "runs whose files stay in the results folder, older ones deleted ({d.max_runs_kept})",
+    ),
+    ("--max-body-bytes", "max_body_bytes", int, "largest accepted request body"),
+    (
+        "--timeout",
+        "request_timeout_s",
+        float,
+        "per-run time budget in seconds (default {d.request_timeout_s:g}); a run past it fails with Timeout. "
+        "Keep budget + --queue-wait + 10 below the client's timeout",
+    ),
+    (
+        "--queue-wait",
+        "queue_wait_s",
+        float,
+        "longest wait for a free worker before a 503 (default {d.queue_wait_s:g})",
+    ),
+    (
+        "--max-age",
+        "retention_max_age_s",
+        float,
+        "delete runs older than this many seconds; 0 = never (default 0)",
+    ),
+    ("--log-level", "log_level", None, "uvicorn log level (default warning)"),
+    (
+        "--run-delay",
+        "run_delay_s",
+        float,
+        "seconds added to every simulation's answer, a real Aspen's pace (default 0)",
+    ),
+    (
+        "--ssl-certfile",
+        "ssl_certfile",
+        Path,
+        "serve HTTPS with this PEM certificate, as the real service does (needs --ssl-keyfile)",
+    ),
+    ("--ssl-keyfile", "ssl_keyfile", Path, "PEM private key of --ssl-certfile"),
+    (
+        "--parent-pid",
+        "parent_pid",
+        int,
+        "stop when this process ends, however it ends (for a program starting the service for itself)",
+    ),
+)
 
-    Invalid settings (an empty token among them) end the program with a clear ``error:`` line and exit 2.
-    """
-    try:
-        defaults = Settings()
-    except ValidationError as exc:  # from the environment: SIMULATOR_MOCK_*
-        print(f"error: invalid SIMULATOR_MOCK_* environment: {_problems(exc)}", file=sys.stderr)
-        raise SystemExit(2) from exc
+
+def build_parser(defaults: Settings) -> argparse.ArgumentParser:
+    """The command line: one flag per :data:`OPTIONS` row, plus ``--token-file`` and ``--windows-paths``."""
     parser = argparse.ArgumentParser(
         prog="python -m simulator_mock",
         description=(
@@ -47,72 +112,23 @@ def parse_args(argv: list[str] | None = None) -> Settings:
             "extension: GET /api/results/{run_id}."
         ),
     )
-
-    def option(flag: str, field: str, **kwargs: Any) -> None:
-        """``flag`` sets the Settings ``field``; unset, it keeps the field's environment value or default."""
-        dest_name = flag.removeprefix("--").replace("-", "_")  # argparse's own dest, kept for the metavar
+    for flag, field, kind, text in OPTIONS:
+        metavar = flag.removeprefix("--").replace("-", "_").upper()  # argparse's own dest, upper-cased
+        extra: dict[str, Any] = {"type": kind} if kind is not None else {}
         parser.add_argument(
-            flag, dest=field, metavar=dest_name.upper(), default=getattr(defaults, field), **kwargs
+            flag,
+            dest=field,
+            metavar=metavar,
+            default=getattr(defaults, field),
+            help=text.format(d=defaults),
+            **extra,
         )
-
-    option("--host", "host", help=f"interface to bind (default {defaults.host})")
-    option("--port", "port", type=int, help=f"TCP port (default {defaults.port})")
-    option(
-        "--results-dir",
-        "results_dir",
-        type=Path,
-        help=f"folder for each run's config, output and workbook files (default {defaults.results_dir})",
-    )
-    option(
-        "--schema-dir",
-        "schema_dir",
-        type=Path,
-        help=(
-            "serve the schema documents of this folder (base_schema.json, blocks_<Type>_data.json, as the "
-            "real service names them) instead of the packaged ones; validation keeps the packaged schemas"
-        ),
-    )
-    option(
-        "--workers",
-        "workers",
-        type=int,
-        help=f"engine worker processes; 0 = one thread in the server process (default {defaults.workers})",
-    )
-    option(
-        "--max-runs-kept",
-        "max_runs_kept",
-        type=int,
-        help=f"runs whose files stay in the results folder, older ones deleted ({defaults.max_runs_kept})",
-    )
-    option("--max-body-bytes", "max_body_bytes", type=int, help="largest accepted request body")
-    option(
-        "--timeout",
-        "request_timeout_s",
-        type=float,
-        help=(
-            f"per-run time budget in seconds (default {defaults.request_timeout_s:g}); a run past it fails "
-            "with Timeout. Keep budget + --queue-wait + 10 below the client's timeout"
-        ),
-    )
-    option(
-        "--queue-wait",
-        "queue_wait_s",
-        type=float,
-        help=f"longest wait for a free worker before a 503 (default {defaults.queue_wait_s:g})",
-    )
-    option(
-        "--max-age",
-        "retention_max_age_s",
-        type=float,
-        help="delete runs older than this many seconds; 0 = never (default 0)",
-    )
     parser.add_argument(
         "--token-file",
         type=Path,
         default=None,
         help="file holding the shared X-Aspen-Token every request must carry (or SIMULATOR_MOCK_TOKEN)",
     )
-    option("--log-level", "log_level", help="uvicorn log level (default warning)")
     parser.add_argument(
         "--windows-paths",
         dest="windows_paths",
@@ -120,26 +136,11 @@ def parse_args(argv: list[str] | None = None) -> Settings:
         default=defaults.windows_paths,
         help="answer file paths as the real service on Windows does (D:\\aspen\\resultfile\\...)",
     )
-    option(
-        "--run-delay",
-        "run_delay_s",
-        type=float,
-        help="seconds added to every simulation's answer, a real Aspen's pace (default 0)",
-    )
-    option(
-        "--ssl-certfile",
-        "ssl_certfile",
-        type=Path,
-        help="serve HTTPS with this PEM certificate, as the real service does (needs --ssl-keyfile)",
-    )
-    option("--ssl-keyfile", "ssl_keyfile", type=Path, help="PEM private key of --ssl-certfile")
-    option(
-        "--parent-pid",
-        "parent_pid",
-        type=int,
-        help="stop when this process ends, however it ends (for a program starting the service for itself)",
-    )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _check_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse with argparse's ``error:`` line: TLS files given alone or missing, a schema folder missing."""
     if (args.ssl_certfile is None) != (args.ssl_keyfile is None):
         parser.error("--ssl-certfile and --ssl-keyfile go together: give both to serve HTTPS")
     for flag, path in (("--ssl-certfile", args.ssl_certfile), ("--ssl-keyfile", args.ssl_keyfile)):
@@ -147,6 +148,21 @@ def parse_args(argv: list[str] | None = None) -> Settings:
             parser.error(f"{flag} {path}: no such file")
     if args.schema_dir is not None and not args.schema_dir.is_dir():
         parser.error(f"--schema-dir {args.schema_dir}: no such folder")
+
+
+def parse_args(argv: list[str] | None = None) -> Settings:
+    """Settings from command-line flags (unset flags keep SIMULATOR_MOCK_* environment values or defaults).
+
+    Invalid settings (an empty token among them) end the program with a clear ``error:`` line and exit 2.
+    """
+    try:
+        defaults = Settings()
+    except ValidationError as exc:  # from the environment: SIMULATOR_MOCK_*
+        print(f"error: invalid SIMULATOR_MOCK_* environment: {_problems(exc)}", file=sys.stderr)
+        raise SystemExit(2) from exc
+    parser = build_parser(defaults)
+    args = parser.parse_args(argv)
+    _check_paths(parser, args)
     token = defaults.token
     if args.token_file is not None:
         try:

@@ -197,6 +197,12 @@ def _operations(run_body_schema: dict[str, Any], token: bool) -> dict[tuple[str,
     """Per (path, method): parameters, request body and every status it answers."""
     internal = (422, ("an unexpected error inside the service (never a 5xx)", FileError))
     unauthorized = {401: ("missing or wrong X-Aspen-Token header", RequestError)} if token else {}
+    #: What both file routes answer for a file_path that names no file.
+    no_file = {
+        400: ("file_path missing, or not a file", FileError),
+        404: ("no such file", FileError),
+        **unauthorized,
+    }
     ops: dict[tuple[str, str], dict[str, Any]] = {
         ("/health", "get"): {
             "summary": "Liveness and load",
@@ -260,12 +266,10 @@ def _operations(run_body_schema: dict[str, Any], token: bool) -> dict[tuple[str,
             "responses": _answers(
                 {
                     200: ("the workbook, every sheet", WorkbookAnswer),
-                    400: ("file_path missing, or not a file", FileError),
                     403: ("file_path outside the results folder", FileError),
-                    404: ("no such file", FileError),
                     422: ("unreadable, or not read within the time limit, or an error", FileError),
                     503: ("busy: no engine worker free to read it; retry", Busy),
-                    **unauthorized,
+                    **no_file,
                 }
             ),
         },
@@ -275,11 +279,9 @@ def _operations(run_body_schema: dict[str, Any], token: bool) -> dict[tuple[str,
             "responses": _answers(
                 {
                     200: ("the file, as an attachment", _DOWNLOAD_TYPES),
-                    400: ("file_path missing, or not a file", FileError),
                     403: ("outside the results folder, or a type that is not served", FileError),
-                    404: ("no such file", FileError),
                     422: internal[1],
-                    **unauthorized,
+                    **no_file,
                 }
             ),
         },

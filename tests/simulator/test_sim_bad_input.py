@@ -537,19 +537,19 @@ def test_duty_beyond_the_temperature_range_says_so_and_prints_nothing(
 def test_a_cas_number_that_resolves_is_not_cross_checked_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     """The real service never writes database_name; a name chemicals does not know (ETHYL-ACETATE) would load
     its whole name database (seconds per fresh process) for nothing when the CAS number already resolves."""
-    from simulator_mock.properties import property_package
+    from simulator_mock.properties import components
 
     looked_up: list[str] = []
-    real = property_package._cas_from_any
+    real = components.cas_from_any
 
     def spy(identifier: str) -> str | None:
         looked_up.append(identifier)
         return real(identifier)
 
-    monkeypatch.setattr(property_package, "_cas_from_any", spy)
-    cas, _ = property_package.resolve_component("ETAC", "C4H8O2", "141-78-6", "ETHYL-ACETATE")
+    monkeypatch.setattr(components, "cas_from_any", spy)
+    cas, _ = components.resolve_component("ETAC", "C4H8O2", "141-78-6", "ETHYL-ACETATE")
     assert cas == "141-78-6" and looked_up == ["141-78-6"]
-    cas, _ = property_package.resolve_component("MEOH", "METHANOL", None, "METHANOL")  # no CAS: by name
+    cas, _ = components.resolve_component("MEOH", "METHANOL", None, "METHANOL")  # no CAS: by name
     assert cas == "67-56-1" and looked_up[1:] == ["METHANOL"]
 
 

@@ -92,22 +92,16 @@ def _iapws_liquid(T: float, P: float) -> object:
 
 
 def _water_line(P_in_bar: float, P_out_bar: float, block_type: str) -> dict:
-    from simulator_mock.flowsheet.builders import VALVE_DEFAULTS, WATER, feed, flowsheet
+    from simulator_mock.flowsheet.builders import WATER, Block, feed, flowsheet_config, valve_job
 
     spec = (
         {"SPEC_DATA": {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", "PRES_VALUE": P_out_bar, "PRES_UNITS": "bar"}}
         if block_type == "Pump"
-        else {"JOB_DATA": {**VALVE_DEFAULTS, "P_OUT_VALUE": P_out_bar, "P_OUT_UNITS": "bar"}}
+        else valve_job(P_out_bar)
     )
-    return flowsheet(
-        "water",
-        [WATER],
-        "IDEAL",
-        {"B1": block_type},
-        {"B1": {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}},
-        {"IN-1": feed(25.0, P_in_bar, {"WATER": 100.0})},
-        **{f"blocks_{block_type}_data": {"B1": spec}},
-    )
+    b1 = Block("B1", block_type, {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}, spec)
+    feeds = {"IN-1": feed(25.0, P_in_bar, {"WATER": 100.0})}
+    return flowsheet_config("water", [WATER], "IDEAL", [b1], feeds)
 
 
 def test_pump_to_150_bar_heats_water_as_iapws95(pump_at_75_percent: None) -> None:
@@ -221,19 +215,16 @@ def test_heatx_temperature_cross_is_an_error() -> None:
 
 
 def _n2_heats_water(T_hot_in: float, T_hot_out: float) -> dict:
-    from simulator_mock.flowsheet.builders import NITROGEN, WATER, feed, flowsheet
+    from simulator_mock.flowsheet.builders import NITROGEN, WATER, Block, feed, flowsheet_config
 
-    return flowsheet(
-        "N2 raises steam",
-        [NITROGEN, WATER],
-        "IDEAL",
-        {"E1": "HeatX"},
-        {"E1": {"HOT-1": "H(IN)", "HOUT-1": "H(OUT)", "COLD-1": "C(IN)", "COUT-1": "C(OUT)"}},
-        {"HOT-1": feed(T_hot_in, 1.01325, {"N2": 94.0}), "COLD-1": feed(20.0, 1.01325, {"WATER": 10.0})},
-        blocks_HeatX_data={
-            "E1": {"SPEC_DATA": {"SPEC": "T-HOT", "VALUE_VALUE": T_hot_out, "VALUE_UNITS": "C"}}
-        },
+    e1 = Block(
+        "E1",
+        "HeatX",
+        {"HOT-1": "H(IN)", "HOUT-1": "H(OUT)", "COLD-1": "C(IN)", "COUT-1": "C(OUT)"},
+        {"SPEC_DATA": {"SPEC": "T-HOT", "VALUE_VALUE": T_hot_out, "VALUE_UNITS": "C"}},
     )
+    feeds = {"HOT-1": feed(T_hot_in, 1.01325, {"N2": 94.0}), "COLD-1": feed(20.0, 1.01325, {"WATER": 10.0})}
+    return flowsheet_config("N2 raises steam", [NITROGEN, WATER], "IDEAL", [e1], feeds)
 
 
 def _internal_pinch(T_hot_in: float, Q_kW: float) -> tuple[float, float]:

@@ -18,8 +18,9 @@ from simulator_mock.flowsheet.builders import (
     OXYGEN,
     TOLUENE,
     WATER,
+    Block,
     feed,
-    flowsheet,
+    flowsheet_config,
 )
 from simulator_mock.flowsheet.schema_registry import validate_config
 from simulator_mock.flowsheet.workbook import sheets
@@ -27,14 +28,9 @@ from simulator_mock.flowsheet.workbook import sheets
 
 def dupl(n: int = 3, spec: dict[str, Any] | None = None) -> dict[str, Any]:
     outs = {f"OUT-{k + 1}": "P(OUT)" for k in range(n)}
-    config = flowsheet(
-        "Duplicator",
-        [METHANOL, WATER],
-        "NRTL",
-        {"D1": "Dupl"},
-        {"D1": {"FEED-1": "F(IN)", **outs}},
-        {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
-    )
+    d1 = Block("D1", "Dupl", {"FEED-1": "F(IN)", **outs})
+    feeds = {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})}
+    config = flowsheet_config("Duplicator", [METHANOL, WATER], "NRTL", [d1], feeds)
     if spec is not None:
         config["blocks_Dupl_data"] = {"D1": {"SPEC_DATA": spec}}
     return config
@@ -44,15 +40,9 @@ def sep2(top: list[dict[str, Any]], bottom: list[dict[str, Any]] | None = None) 
     spec: dict[str, Any] = {"TOP-1": top}
     if bottom:
         spec["BOT-1"] = bottom
-    return flowsheet(
-        "Two-outlet separator",
-        [METHANOL, WATER],
-        "NRTL",
-        {"S1": "Sep2"},
-        {"S1": {"FEED-1": "F(IN)", "TOP-1": "P(OUT)", "BOT-1": "P(OUT)"}},
-        {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})},
-        blocks_Sep2_data={"S1": {"SPEC_DATA": spec}},
-    )
+    s1 = Block("S1", "Sep2", {"FEED-1": "F(IN)", "TOP-1": "P(OUT)", "BOT-1": "P(OUT)"}, {"SPEC_DATA": spec})
+    feeds = {"FEED-1": feed(50.0, 1.0, {"MEOH": 40.0, "WATER": 60.0})}
+    return flowsheet_config("Two-outlet separator", [METHANOL, WATER], "NRTL", [s1], feeds)
 
 
 def flows(results: dict[str, Any], stream: str) -> dict[str, float]:
@@ -149,15 +139,9 @@ R = 8.314462618
 
 
 def mcompr(spec: dict[str, Any]) -> dict[str, Any]:
-    return flowsheet(
-        "Three-stage nitrogen compressor",
-        [NITROGEN],
-        "IDEAL",
-        {"K1": "MCompr"},
-        {"K1": {"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}},
-        {"FEED-1": feed(25.0, 1.0, {"N2": 100.0})},
-        blocks_MCompr_data={"K1": {"SPEC_DATA": spec}},
-    )
+    k1 = Block("K1", "MCompr", {"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}, {"SPEC_DATA": spec})
+    feeds = {"FEED-1": feed(25.0, 1.0, {"N2": 100.0})}
+    return flowsheet_config("Three-stage nitrogen compressor", [NITROGEN], "IDEAL", [k1], feeds)
 
 
 def test_mcompr_against_ideal_gas_staged_compression() -> None:
@@ -251,14 +235,15 @@ def wet_air_compressor(knockouts: dict[str, int], **extra: Any) -> dict[str, Any
         "PROD_STAGE": [{"PROD_STAGE": name, "PROD_STREAM_VALUE": k} for name, k in knockouts.items()],
         **extra,
     }
-    return flowsheet(
-        "Wet air compressor with knock-out drums",
-        [NITROGEN, OXYGEN, WATER],
-        "IDEAL",
-        {"K1": "MCompr"},
-        {"K1": {"FEED-1": "F(IN)", "PROD-1": "P(OUT)", **{name: "P(OUT)" for name in knockouts}}},
-        {"FEED-1": feed(40.0, 1.0, WET_AIR)},
-        blocks_MCompr_data={"K1": {"SPEC_DATA": spec}},
+    k1 = Block(
+        "K1",
+        "MCompr",
+        {"FEED-1": "F(IN)", "PROD-1": "P(OUT)", **{name: "P(OUT)" for name in knockouts}},
+        {"SPEC_DATA": spec},
+    )
+    feeds = {"FEED-1": feed(40.0, 1.0, WET_AIR)}
+    return flowsheet_config(
+        "Wet air compressor with knock-out drums", [NITROGEN, OXYGEN, WATER], "IDEAL", [k1], feeds
     )
 
 
@@ -510,15 +495,9 @@ def lewis_matheson(N: int, f: int, RR: float, D_F: float, z: float, P_bar: float
 def distl(**spec: Any) -> dict[str, Any]:
     data = {"NSTAGE": 12, "FEED_LOC": 6, "RR": 2.0, "D_F": 0.5, "PTOP": 1.0, "PTOP_UNITS": "atm"}
     data.update(spec)
-    config = flowsheet(
-        "Benzene-toluene rating column",
-        [BENZENE, TOLUENE],
-        "IDEAL",
-        {"C1": "Distl"},
-        {"C1": {"FEED-1": "F(IN)", "D-1": "D(OUT)", "B-1": "B(OUT)"}},
-        {"FEED-1": feed(90.0, 1.0, {"BENZENE": 50.0, "TOLUENE": 50.0})},
-        blocks_Distl_data={"C1": {"SPEC_DATA": data}},
-    )
+    c1 = Block("C1", "Distl", {"FEED-1": "F(IN)", "D-1": "D(OUT)", "B-1": "B(OUT)"}, {"SPEC_DATA": data})
+    feeds = {"FEED-1": feed(90.0, 1.0, {"BENZENE": 50.0, "TOLUENE": 50.0})}
+    config = flowsheet_config("Benzene-toluene rating column", [BENZENE, TOLUENE], "IDEAL", [c1], feeds)
     entry = config["stream_data"]["FEED-1"]  # saturated liquid at the column pressure: q = 1
     entry["MIXED_SPEC"] = "PV"
     entry["pressure"] = {"PRES_VALUE": 1.0, "PRES_UNITS": "atm"}

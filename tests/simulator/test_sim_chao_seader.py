@@ -11,7 +11,7 @@ from _support.sim import assert_closed
 from simulator_mock import run_config
 from simulator_mock.errors import ComponentDataError, FlashError, SimulationError
 from simulator_mock.examples import hp_separator
-from simulator_mock.flowsheet.builders import VALVE_DEFAULTS, component, feed, flowsheet
+from simulator_mock.flowsheet.builders import Block, component, feed, flowsheet_config, valve_job
 from simulator_mock.properties.property_package import get_property_package
 
 ATM = 101325.0
@@ -250,15 +250,9 @@ def test_liquid_let_down_warms_as_its_volume_and_expansivity_say() -> None:
     V = 86.175e-3 / 654.8
     expected = V * (1.0 - 298.15 * 1.387e-3) * 28.5e5 / 195.6
     assert expected == pytest.approx(1.12, abs=0.01)
-    config = flowsheet(
-        "Liquid let-down",
-        [HEXANE_COMPONENT],
-        "CHAO-SEA",
-        {"V1": "Valve"},
-        {"V1": {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}},
-        {"IN-1": feed(25.0, 30.0, {"HEXANE": 100.0})},
-        blocks_Valve_data={"V1": {"JOB_DATA": {**VALVE_DEFAULTS, "P_OUT_VALUE": 1.5, "P_OUT_UNITS": "bar"}}},
-    )
+    v1 = Block("V1", "Valve", {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}, valve_job(1.5))
+    feeds = {"IN-1": feed(25.0, 30.0, {"HEXANE": 100.0})}
+    config = flowsheet_config("Liquid let-down", [HEXANE_COMPONENT], "CHAO-SEA", [v1], feeds)
     results = run_config(config)
     assert_closed(results)
     out = results["streams"]["OUT-1"]

@@ -11,7 +11,15 @@ import pytest
 from _support.sim import assert_closed
 
 from simulator_mock import run_config
-from simulator_mock.flowsheet.builders import BENZENE, VALVE_DEFAULTS, WATER, feed, flowsheet, tp
+from simulator_mock.flowsheet.builders import (
+    BENZENE,
+    WATER,
+    Block,
+    feed,
+    flowsheet_config,
+    tp,
+    valve_job,
+)
 from simulator_mock.flowsheet.workbook import LIQUID_LIQUID_ROWS, sheets
 from simulator_mock.properties.property_package import get_property_package
 
@@ -52,17 +60,9 @@ def test_liquid_water_enthalpy_rises_as_iapws95(method: str, T1: float, T2: floa
 def test_hot_water_letdown_flashes_as_iapws95() -> None:
     """180 C / 20 bar water through a valve to 1 atm: IAPWS-95 gives a vapour fraction of 0.153 (isenthalpic:
     h_in = h_f(180 C) + about 0.6 kJ/kg of compression; x = (h_in - h_f) / h_fg at 1 atm). Was 0.176."""
-    config = flowsheet(
-        "Hot water let-down",
-        [WATER],
-        "NRTL",
-        {"V1": "Valve"},
-        {"V1": {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}},
-        {"IN-1": feed(180.0, 20.0, {"WATER": 100.0})},
-        blocks_Valve_data={
-            "V1": {"JOB_DATA": {**VALVE_DEFAULTS, "P_OUT_VALUE": 1.01325, "P_OUT_UNITS": "bar"}}
-        },
-    )
+    v1 = Block("V1", "Valve", {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}, valve_job(1.01325))
+    feeds = {"IN-1": feed(180.0, 20.0, {"WATER": 100.0})}
+    config = flowsheet_config("Hot water let-down", [WATER], "NRTL", [v1], feeds)
     results = run_config(config)
     assert_closed(results)
     expected = (IAPWS95_H_SAT_LIQUID[180.0] + 0.6 - HF_1ATM) / HFG_1ATM
@@ -83,15 +83,9 @@ THREE = {"FEED-1": "F(IN)", "VAP-1": "V(OUT)", "ORG-1": "L1(OUT)", "AQ-1": "L2(O
 
 
 def _water_benzene(block_type: str, ports: dict[str, str], method: str, spec: dict[str, Any]) -> dict:
-    return flowsheet(
-        "water-benzene",
-        [WATER, BENZENE],
-        method,
-        {"F1": block_type},
-        {"F1": ports},
-        {"FEED-1": feed(25.0, 1.01325, {"WATER": 50.0, "BENZENE": 50.0})},
-        **{f"blocks_{block_type}_data": {"F1": {"SPEC_DATA": spec}}},
-    )
+    f1 = Block("F1", block_type, ports, {"SPEC_DATA": spec})
+    feeds = {"FEED-1": feed(25.0, 1.01325, {"WATER": 50.0, "BENZENE": 50.0})}
+    return flowsheet_config("water-benzene", [WATER, BENZENE], method, [f1], feeds)
 
 
 BUBBLE = {"SPEC_OPT": "PV", "PRES_VALUE": 1.0, "PRES_UNITS": "atm", "VFRAC_VALUE": 0.0}
@@ -155,15 +149,11 @@ BUTANOL_IN_WATER_X, WATER_IN_BUTANOL_X = 0.0188, 0.509
 
 def _decanter(components: list[dict[str, str]], flows: dict[str, float], method: str, **spec: Any) -> dict:
     data = {"PRES_VALUE": 1.01325, "PRES_UNITS": "bar", "L2_COMPS": ["WATER"], "L2_CUTOFF": 0.5, **spec}
-    return flowsheet(
-        "decanter",
-        components,
-        method,
-        {"D1": "Decanter"},
-        {"D1": {"FEED-1": "F(IN)", "ORG-1": "L1(OUT)", "AQ-1": "L2(OUT)"}},
-        {"FEED-1": feed(25.0, 1.01325, flows)},
-        blocks_Decanter_data={"D1": {"SPEC_DATA": data}},
+    d1 = Block(
+        "D1", "Decanter", {"FEED-1": "F(IN)", "ORG-1": "L1(OUT)", "AQ-1": "L2(OUT)"}, {"SPEC_DATA": data}
     )
+    feeds = {"FEED-1": feed(25.0, 1.01325, flows)}
+    return flowsheet_config("decanter", components, method, [d1], feeds)
 
 
 def test_decanter_water_butanol_tie_line() -> None:
@@ -214,15 +204,9 @@ def test_decanter_duty_spec_is_adiabatic_settling() -> None:
 
 def test_a_stream_that_splits_reports_both_liquids() -> None:
     """A Heater outlet below the heteroazeotrope: the stream's document and the Stream Summary say so."""
-    config = flowsheet(
-        "cooler",
-        [WATER, BENZENE],
-        "UNIFAC",
-        {"H1": "Heater"},
-        {"H1": {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}},
-        {"IN-1": feed(90.0, 1.01325, {"WATER": 30.0, "BENZENE": 70.0})},
-        blocks_Heater_data={"H1": {"SPEC_DATA": tp(30.0, 1.01325)}},
-    )
+    h1 = Block("H1", "Heater", {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}, {"SPEC_DATA": tp(30.0, 1.01325)})
+    feeds = {"IN-1": feed(90.0, 1.01325, {"WATER": 30.0, "BENZENE": 70.0})}
+    config = flowsheet_config("cooler", [WATER, BENZENE], "UNIFAC", [h1], feeds)
     results = run_config(config)
     assert_closed(results)
     out = results["streams"]["OUT-1"]

@@ -6,26 +6,21 @@ import random
 
 from aspen_rl.datagen.components import AQUEOUS_PAIRS, HYDROCARBON_PAIRS, names
 from aspen_rl.datagen.drafts import (
-    Block,
     Draft,
     UnitStyle,
     block_ref,
     block_target,
-    compose,
+    draft,
     family,
     feed_stream,
     flow_target,
-    flowsheet,
-    method_text,
     mole_fraction_target,
     mole_fractions,
     num,
-    report_text,
     tr,
 )
-from aspen_rl.datagen.families.single import base_config
 from aspen_rl.tasks.model import Difficulty
-from simulator_mock.flowsheet.builders import radfrac_data
+from simulator_mock.flowsheet.builders import Block, radfrac_data
 
 COLUMN_PAIRS = HYDROCARBON_PAIRS + AQUEOUS_PAIRS[:3]
 
@@ -96,13 +91,9 @@ def column_dstwu(rng: random.Random, lang: str) -> Draft:
         "HEAVYKEY": heavy,
         "RECOVH": rec_h,
     }
-    config = base_config("generated DSTWU column", cids) | flowsheet(
-        [Block(column, "DSTWU", {feed: "F(IN)", dist: "D(OUT)", bot: "B(OUT)"}, {"SPEC_DATA": spec})],
-        {feed: data},
-    )
-    requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
+    unit = Block(column, "DSTWU", {feed: "F(IN)", dist: "D(OUT)", bot: "B(OUT)"}, {"SPEC_DATA": spec})
     params = {"f": flow, "x": xs[0], "p": (p_top, p_bot), "rec": (rec_l, rec_h), "rr": factor}
-    return Draft(config, targets, requirement, "rr", params)
+    return draft("generated DSTWU column", cids, [unit], {feed: data}, text, targets, lang, "rr", params)
 
 
 @family(
@@ -152,9 +143,8 @@ def column_radfrac(rng: random.Random, lang: str) -> Draft:
     block = radfrac_data(
         stages, feed_stage, reflux, df, (feed, dist, bot), top_pressure=(top_value, top_unit)
     )
-    config = base_config("generated RadFrac column", cids) | flowsheet(
-        [Block(column, "RadFrac", {feed: "F(IN)", dist: "LD(OUT)", bot: "B(OUT)"}, block)], {feed: data}
-    )
-    requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
+    unit = Block(column, "RadFrac", {feed: "F(IN)", dist: "LD(OUT)", bot: "B(OUT)"}, block)
     params = {"f": flow, "x": xs[0], "n": stages, "fs": feed_stage, "rr": reflux, "df": df, "p": p_top}
-    return Draft(config, targets, requirement, "rating", params)
+    return draft(
+        "generated RadFrac column", cids, [unit], {feed: data}, text, targets, lang, "rating", params
+    )

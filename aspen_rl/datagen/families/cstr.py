@@ -13,22 +13,19 @@ from typing import Any
 
 from aspen_rl.datagen.components import COMPONENTS
 from aspen_rl.datagen.drafts import (
-    Block,
     Draft,
     UnitStyle,
     block_ref,
     component_flow_feed,
     component_flow_target,
-    components_section,
-    compose,
+    draft,
     duty_target,
     family,
-    flowsheet,
     num,
-    report_text,
     tr,
 )
 from aspen_rl.tasks.model import Difficulty
+from simulator_mock.flowsheet.builders import Block
 
 
 @dataclass(frozen=True)
@@ -171,24 +168,27 @@ def cstr(rng: random.Random, lang: str) -> Draft:
         "REACSYS": "REACTIONS",
         "RXN_ID": {"1": rset},
     }
-    config = {
-        "metadata": {"description": f"generated {reaction.name_en} CSTR"},
-        "components": components_section(cids),
-        "property_methods": [{"method_name": "NRTL", "is_basis_method": True}],
-        **flowsheet(
-            [Block(block, "RCSTR", {feed: "F(IN)", product: "P(OUT)"}, {"SPEC_DATA": spec})],
-            {feed: feed_data},
-        ),
-        "reactions": {rset: {"type": "POWERLAW", "REAC_DATA": [item]}},
-    }
-    method = tr(lang, "Use the NRTL property method.", "物性方法用 NRTL。")
-    requirement = compose(lang, text, method, report_text(targets, lang))
+    unit = Block(block, "RCSTR", {feed: "F(IN)", product: "P(OUT)"}, {"SPEC_DATA": spec})
+    reactions = {"reactions": {rset: {"type": "POWERLAW", "REAC_DATA": [item]}}}
     params = {"f": oxide_flow, "ratio": ratio, "t": (t_r, t_feed), "p": p, "v": volume, "e": energy_unit}
-    draft = Draft(config, targets, requirement, reaction.oxide.lower(), params)
+    description, variant = f"generated {reaction.name_en} CSTR", reaction.oxide.lower()
+    drawn = draft(
+        description,
+        cids,
+        [unit],
+        {feed: feed_data},
+        text,
+        targets,
+        lang,
+        variant,
+        params,
+        method="NRTL",
+        sections=reactions,
+    )
     fed = feed_data["flow"][reaction.oxide]["FLOW_VALUE"]
     # conversion between 5 % and 98 %: neither a reactor that does nothing nor one that finishes the job
-    draft.bounds.append(("Stream Summary", f"Mole Flows/{reaction.oxide}", product, 0.02 * fed, 0.95 * fed))
-    return draft
+    drawn.bounds.append(("Stream Summary", f"Mole Flows/{reaction.oxide}", product, 0.02 * fed, 0.95 * fed))
+    return drawn
 
 
 __all__ = ["REACTIONS", "LiquidReaction", "cstr"]

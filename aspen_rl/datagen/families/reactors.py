@@ -8,23 +8,20 @@ from typing import Any
 
 from aspen_rl.datagen.components import COMPONENTS
 from aspen_rl.datagen.drafts import (
-    Block,
     Draft,
     TargetSpec,
     UnitStyle,
     block_ref,
-    compose,
+    draft,
     duty_target,
     family,
     flow_target,
-    flowsheet,
     method_text,
     num,
-    report_text,
     tr,
 )
-from aspen_rl.datagen.families.single import base_config
 from aspen_rl.tasks.model import Difficulty
+from simulator_mock.flowsheet.builders import Block, component_flows
 
 
 @dataclass(frozen=True)
@@ -96,21 +93,18 @@ def _component_flow_feed(
 ) -> tuple[str, dict[str, Any]]:
     t_text, temperature = style.temperature_of(t_c)
     p_text, pressure = style.pressure_of(p_bar)
-    flow: dict[str, Any] = {
-        "FLOWBASE": "MOLE",
-        "TOTFLOW_VALUE": sum(flows.values()),
-        "TOTFLOW_UNITS": "kmol/hr",
-        "BASIS": "MOLE-FLOW",
-    }
-    for cid, value in flows.items():
-        flow[cid] = {"FLOW_VALUE": value, "FLOW_UNITS": "kmol/hr", "FLOW_BASIS": "MOLE-FLOW"}
     parts = [f"{getattr(COMPONENTS[c], lang)} {num(v)} kmol/h" for c, v in flows.items()]
     text = tr(
         lang,
         f"{' and '.join(parts)} (component molar flows), at {t_text} and {p_text}",
         f"{'、'.join(parts)}（按组分摩尔流量给定），{t_text}、{p_text}",
     )
-    data = {"MIXED_SPEC": "TP", "temperature": temperature, "pressure": pressure, "flow": flow}
+    data = {
+        "MIXED_SPEC": "TP",
+        "temperature": temperature,
+        "pressure": pressure,
+        "flow": component_flows(flows),
+    }
     return text, data
 
 
@@ -179,19 +173,11 @@ def reactor(rng: random.Random, lang: str) -> Draft:
     }
     react = {"SPEC_DATA": {"SPEC_OPT": "TP", **tr_spec, **pr_spec}, "REAC_DATA": {"REAC": [reac]}}
     cool = {"SPEC_OPT": "TP", **tc_spec, **pc_spec}
-    config = base_config(f"generated {reaction.name_en}", cids) | {
-        "property_methods": [{"method_name": "PENG-ROB", "is_basis_method": True}],
-        **flowsheet(
-            [
-                Block(r, "RStoic", {feed: "F(IN)", s2: "P(OUT)"}, react),
-                Block(e, "Heater", {s2: "F(IN)", s3: "P(OUT)"}, {"SPEC_DATA": cool}),
-                Block(f, "Flash2", {s3: "F(IN)", gas: "V(OUT)", liq: "L(OUT)"}, {"SPEC_DATA": dict(cool)}),
-            ],
-            {feed: data},
-        ),
-    }
-    method = tr(lang, "Use the PENG-ROB property method.", "物性方法用 PENG-ROB。")
-    requirement = compose(lang, text, method, report_text(targets, lang))
+    units = [
+        Block(r, "RStoic", {feed: "F(IN)", s2: "P(OUT)"}, react),
+        Block(e, "Heater", {s2: "F(IN)", s3: "P(OUT)"}, {"SPEC_DATA": cool}),
+        Block(f, "Flash2", {s3: "F(IN)", gas: "V(OUT)", liq: "L(OUT)"}, {"SPEC_DATA": dict(cool)}),
+    ]
     params = {
         "r": reaction.key,
         "f": key_flow,
@@ -200,9 +186,12 @@ def reactor(rng: random.Random, lang: str) -> Draft:
         "t": (t_r, t_feed, t_cool),
         "p": p_r,
     }
-    draft = Draft(config, targets, requirement, reaction.key.lower(), params)
-    draft.bounds.append(("Stream Summary", "Mole Flows", liq, 0.5, 1e9))
-    return draft
+    description, variant = f"generated {reaction.name_en}", reaction.key.lower()
+    drawn = draft(
+        description, cids, units, {feed: data}, text, targets, lang, variant, params, method="PENG-ROB"
+    )
+    drawn.bounds.append(("Stream Summary", "Mole Flows", liq, 0.5, 1e9))
+    return drawn
 
 
 __all__ = ["REACTIONS", "Reaction", "method_text", "reactor"]

@@ -6,26 +6,22 @@ import random
 
 from aspen_rl.datagen.components import AQUEOUS_PAIRS, HYDROCARBON_PAIRS
 from aspen_rl.datagen.drafts import (
-    Block,
     Draft,
     UnitStyle,
     block_ref,
-    compose,
+    draft,
     duty_target,
     family,
     feed_stream,
     flow_target,
-    flowsheet,
-    method_text,
     mole_fraction_target,
     mole_fractions,
     num,
-    report_text,
     tr,
 )
-from aspen_rl.datagen.families.single import base_config
 from aspen_rl.datagen.families.trains import MIXER, adiabatic_drum
 from aspen_rl.tasks.model import Difficulty
+from simulator_mock.flowsheet.builders import Block
 
 
 @family(
@@ -74,21 +70,28 @@ def recycle(rng: random.Random, lang: str) -> Draft:
     )
     heat = {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}
     split = {"FRAC": {prg: {"FRAC_VALUE": purge}}}
-    config = base_config("generated flash loop", cids) | {
-        **flowsheet(
-            [
-                Block(m, "Mixer", {fresh: "F(IN)", rec: "F(IN)", s1: "P(OUT)"}, MIXER),
-                Block(h, "Heater", {s1: "F(IN)", s2: "P(OUT)"}, {"SPEC_DATA": heat}),
-                Block(f, "Flash2", {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, adiabatic_drum(pres)),
-                Block(sp, "FSplit", {liq: "F(IN)", prg: "P(OUT)", rec: "P(OUT)"}, {"SPEC_DATA": split}),
-            ],
-            {fresh: data},
-        ),
+    units = [
+        Block(m, "Mixer", {fresh: "F(IN)", rec: "F(IN)", s1: "P(OUT)"}, MIXER),
+        Block(h, "Heater", {s1: "F(IN)", s2: "P(OUT)"}, {"SPEC_DATA": heat}),
+        Block(f, "Flash2", {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, adiabatic_drum(pres)),
+        Block(sp, "FSplit", {liq: "F(IN)", prg: "P(OUT)", rec: "P(OUT)"}, {"SPEC_DATA": split}),
+    ]
+    convergence = {
         "convergence": {
             "conv_options": {"tear_method": "WEGSTEIN", "tol": 1e-07, "weg_maxit": 200},
             "tear_data": [{"tear_stream_name": rec, "tear_stream_tol": 1e-07}],
-        },
+        }
     }
-    requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
     params = {"f": flow, "x": xs[0], "t": t_in, "p": p, "vf": vf, "purge": purge}
-    return Draft(config, targets, requirement, "liquid_recycle", params)
+    return draft(
+        "generated flash loop",
+        cids,
+        units,
+        {fresh: data},
+        text,
+        targets,
+        lang,
+        "liquid_recycle",
+        params,
+        sections=convergence,
+    )

@@ -16,28 +16,22 @@ from aspen_rl.datagen.components import (
     H2_SEPARATOR_LIGHT,
 )
 from aspen_rl.datagen.drafts import (
-    Block,
     Draft,
     UnitStyle,
     block_ref,
     component_flow_feed,
     component_flow_target,
-    components_section,
-    compose,
+    draft,
     duty_target,
     family,
     feed_stream,
     flow_target,
-    flowsheet,
     mole_fraction_target,
-    report_text,
     sig,
     tr,
 )
 from aspen_rl.tasks.model import Difficulty
-
-ADIABATIC = {"SPEC_OPT": "PD", "PRES_VALUE": 0.0, "PRES_UNITS": "bar", "DUTY_VALUE": 0.0, "DUTY_UNITS": "kW"}
-"""Flash2 input data: adiabatic at its inlet pressure (no duty, no pressure drop)."""
+from simulator_mock.flowsheet.builders import ADIABATIC, Block
 
 
 @family(
@@ -102,37 +96,34 @@ def h2_separator(rng: random.Random, lang: str) -> Draft:
         "物性方法用 Chao-Seader（CHAO-SEA）。",
     )
     cids = list(flows)
-    config = {
-        "metadata": {"description": "generated hydrotreater high-pressure separator"},
-        "components": components_section(cids),
-        "property_methods": [{"method_name": "CHAO-SEA", "is_basis_method": True}],
-        **flowsheet(
-            [
-                Block(
-                    cooler,
-                    "Heater",
-                    {feed: "F(IN)", cooled: "P(OUT)"},
-                    {"SPEC_DATA": {"SPEC_OPT": "TP", **tc_spec, **pc_spec}},
-                ),
-                Block(
-                    drum,
-                    "Flash2",
-                    {cooled: "F(IN)", gas: "V(OUT)", liq: "L(OUT)"},
-                    {"SPEC_DATA": dict(ADIABATIC)},
-                ),
-            ],
-            {feed: feed_data},
+    cool = {"SPEC_DATA": {"SPEC_OPT": "TP", **tc_spec, **pc_spec}}
+    units = [
+        Block(cooler, "Heater", {feed: "F(IN)", cooled: "P(OUT)"}, cool),
+        Block(
+            drum, "Flash2", {cooled: "F(IN)", gas: "V(OUT)", liq: "L(OUT)"}, {"SPEC_DATA": dict(ADIABATIC)}
         ),
-    }
-    requirement = compose(lang, text, method, report_text(targets, lang))
+    ]
     params = {"flows": tuple(flows.values()), "t": (t_feed, t_cool), "p": p_feed, "dp": dp}
-    draft = Draft(config, targets, requirement, heavy.lower(), params)
-    draft.bounds += [
+    description = "generated hydrotreater high-pressure separator"
+    drawn = draft(
+        description,
+        cids,
+        units,
+        {feed: feed_data},
+        text,
+        targets,
+        lang,
+        heavy.lower(),
+        params,
+        method="CHAO-SEA",
+        method_line=method,
+    )
+    drawn.bounds += [
         ("Stream Summary", "Molar Vapor Fraction", feed, 0.9999, 1.0),  # the text says "all vapour"
         ("Stream Summary", "Mole Flows", liq, 1.0, 1e9),
         ("Stream Summary", "Mole Flows/H2", liq, 0.01, 1e9),
     ]
-    return draft
+    return drawn
 
 
 @family(
@@ -184,26 +175,19 @@ def decanter(rng: random.Random, lang: str) -> Draft:
         f"富{o.zh}的第一液相 {org}（L1）和富水的第二液相 {aq}（L2，第二液相关键组分为水）。",
     )
     spec = {**temp, **pres, "L2_COMPS": ["WATER"], "L2_CUTOFF": 0.5}
-    config = {
-        "metadata": {"description": f"generated water / {o.en} decanter"},
-        "components": components_section(cids),
-        "property_methods": [{"method_name": method, "is_basis_method": True}],
-        **flowsheet(
-            [Block(block, "Decanter", {feed: "F(IN)", org: "L1(OUT)", aq: "L2(OUT)"}, {"SPEC_DATA": spec})],
-            {feed: feed_data},
-        ),
-    }
-    method_line = tr(lang, f"Use the {method} property method.", f"物性方法用 {method}。")
-    requirement = compose(lang, text, method_line, report_text(targets, lang))
+    unit = Block(block, "Decanter", {feed: "F(IN)", org: "L1(OUT)", aq: "L2(OUT)"}, {"SPEC_DATA": spec})
     params = {"flow": flow, "x": x_water, "t": (t_feed, t_dec), "p": (p_feed, p_dec)}
-    draft = Draft(config, targets, requirement, f"{organic.lower()}_{method.lower()}", params)
-    draft.bounds += [  # two liquids, each at least 2 % of the feed, and physically split
+    description, variant = f"generated water / {o.en} decanter", f"{organic.lower()}_{method.lower()}"
+    drawn = draft(
+        description, cids, [unit], {feed: feed_data}, text, targets, lang, variant, params, method=method
+    )
+    drawn.bounds += [  # two liquids, each at least 2 % of the feed, and physically split
         ("Stream Summary", "Mole Flows", org, 0.02 * flow, 1e9),
         ("Stream Summary", "Mole Flows", aq, 0.02 * flow, 1e9),
         ("Stream Summary", f"Mole Fractions/{organic}", aq, 1e-6, 0.1),
         ("Stream Summary", "Mole Fractions/WATER", org, 0.0, 0.7),
     ]
-    return draft
+    return drawn
 
 
 __all__ = ["decanter", "h2_separator"]

@@ -12,28 +12,23 @@ from aspen_rl.datagen.components import (
     PURE_LIQUIDS,
 )
 from aspen_rl.datagen.drafts import (
-    Block,
     Draft,
     UnitStyle,
     block_ref,
     block_target,
-    components_section,
-    compose,
+    draft,
     duty_target,
     enthalpy_target,
     family,
     feed_stream,
-    flowsheet,
-    method_text,
     mole_fraction_target,
     mole_fractions,
-    property_section,
-    report_text,
     temperature_target,
     tr,
     vapor_fraction_target,
 )
 from aspen_rl.tasks.model import Difficulty
+from simulator_mock.flowsheet.builders import Block
 
 
 def liquid_mixture(rng: random.Random) -> tuple[str, ...]:
@@ -44,15 +39,6 @@ def liquid_mixture(rng: random.Random) -> tuple[str, ...]:
     if kind < 0.7:
         return rng.choice(AQUEOUS_PAIRS)
     return rng.choice(HYDROCARBON_PAIRS)
-
-
-def base_config(description: str, cids: tuple[str, ...] | list[str]) -> dict:
-    """Metadata, components and property method of a config."""
-    return {
-        "metadata": {"description": description},
-        "components": components_section(cids),
-        "property_methods": property_section(cids),
-    }
 
 
 @family("heater", Difficulty.EASY, "one Heater: heat or cool to a temperature, or to a bubble/dew point (PV)")
@@ -75,7 +61,7 @@ def heater(rng: random.Random, lang: str) -> Draft:
         verb = tr(lang, "heats" if t_out > t_in else "cools", "加热" if t_out > t_in else "冷却")
         action = tr(lang, f"{verb} it to {t_text} at {p_text}", f"在 {p_text} 下将其{verb}到 {t_text}")
         targets = [duty_target(block), enthalpy_target(out)]
-        params = {"t_out": t_out}
+        outlet = {"t_out": t_out}
     else:
         vf = 0.0 if mode == "bubble" else 1.0
         spec = {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}
@@ -85,18 +71,16 @@ def heater(rng: random.Random, lang: str) -> Draft:
             f"在 {p_text} 下将其加热到{'泡点' if vf == 0 else '露点'}（汽相分率 {vf:g}）",
         )
         targets = [temperature_target(out), duty_target(block)]
-        params = {"vf": vf}
+        outlet = {"vf": vf}
     ref = block_ref("Heater", block, lang, "heater", "换热器")
     text = tr(
         lang,
         f"Feed {feed} is {feed_text}. The {ref} {action}; its outlet is {out}.",
         f"进料 {feed}：{feed_text}。{ref}{action}，出口流股为 {out}。",
     )
-    config = base_config("generated heater", cids) | flowsheet(
-        [Block(block, "Heater", {feed: "F(IN)", out: "P(OUT)"}, {"SPEC_DATA": spec})], {feed: feed_data}
-    )
-    requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
-    return Draft(config, targets, requirement, mode, {"flow": flow, "t_in": t_in, "p": p, "xs": xs, **params})
+    unit = Block(block, "Heater", {feed: "F(IN)", out: "P(OUT)"}, {"SPEC_DATA": spec})
+    params = {"flow": flow, "t_in": t_in, "p": p, "xs": xs, **outlet}
+    return draft("generated heater", cids, [unit], {feed: feed_data}, text, targets, lang, mode, params)
 
 
 @family("pump", Difficulty.EASY, "one Pump raising a liquid to a discharge pressure")
@@ -125,13 +109,9 @@ def pump(rng: random.Random, lang: str) -> Draft:
         f"进料 {feed}：{feed_text}。{ref}将其加压到 {p_text}（出口 {out}），效率取默认值。",
     )
     lift = {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", **pres}
-    config = base_config("generated pump", cids) | flowsheet(
-        [Block(block, "Pump", {feed: "F(IN)", out: "P(OUT)"}, {"SPEC_DATA": lift})], {feed: feed_data}
-    )
-    requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
-    return Draft(
-        config, targets, requirement, "pres", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
-    )
+    unit = Block(block, "Pump", {feed: "F(IN)", out: "P(OUT)"}, {"SPEC_DATA": lift})
+    params = {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
+    return draft("generated pump", cids, [unit], {feed: feed_data}, text, targets, lang, "pres", params)
 
 
 @family("compressor", Difficulty.EASY, "one isentropic Compr raising a gas to a discharge pressure")
@@ -159,13 +139,9 @@ def compressor(rng: random.Random, lang: str) -> Draft:
         f"气体进料 {feed}：{feed_text}。{ref}按等熵压缩（默认效率）将其压缩到 {p_text}（出口 {out}）。",
     )
     spec = {"MODEL_TYPE": "COMPRESSOR", "TYPE": "ISENTROPIC", "OPT_SPEC": "PRES", **pres}
-    config = base_config("generated compressor", cids) | flowsheet(
-        [Block(block, "Compr", {feed: "F(IN)", out: "P(OUT)"}, {"SPEC_DATA": spec})], {feed: feed_data}
-    )
-    requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
-    return Draft(
-        config, targets, requirement, "pres", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
-    )
+    unit = Block(block, "Compr", {feed: "F(IN)", out: "P(OUT)"}, {"SPEC_DATA": spec})
+    params = {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
+    return draft("generated compressor", cids, [unit], {feed: feed_data}, text, targets, lang, "pres", params)
 
 
 @family("valve", Difficulty.EASY, "one adiabatic Valve letting a pressurised liquid down (it flashes)")
@@ -190,15 +166,13 @@ def valve(rng: random.Random, lang: str) -> Draft:
         f"液体进料 {feed}：{feed_text}。{ref}将其绝热节流到 {p_text}（出口 {out}）。",
     )
     job = {"MODE": "ADIAB-FLASH", **pres, "FLASH_MAXIT": 30, "FLASH_TOL": 0.0001}
-    config = base_config("generated valve", cids) | flowsheet(
-        [Block(block, "Valve", {feed: "F(IN)", out: "P(OUT)"}, {"JOB_DATA": job})], {feed: feed_data}
+    unit = Block(block, "Valve", {feed: "F(IN)", out: "P(OUT)"}, {"JOB_DATA": job})
+    params = {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
+    drawn = draft(
+        "generated valve", cids, [unit], {feed: feed_data}, text, targets, lang, "adiabatic", params
     )
-    requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
-    draft = Draft(
-        config, targets, requirement, "adiabatic", {"flow": flow, "t": t_in, "p": p_in, "po": p_out, "xs": xs}
-    )
-    draft.bounds.append(("Stream Summary", "Molar Vapor Fraction", out, 0.02, 0.98))
-    return draft
+    drawn.bounds.append(("Stream Summary", "Molar Vapor Fraction", out, 0.02, 0.98))
+    return drawn
 
 
 @family("flash", Difficulty.EASY, "one Flash2 drum at a pressure and vapor fraction, or adiabatic (PD)")
@@ -240,12 +214,9 @@ def flash(rng: random.Random, lang: str) -> Draft:
         f"{liq}。",
     )
     spec = {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}
-    config = base_config("generated flash", cids) | flowsheet(
-        [Block(block, "Flash2", {feed: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, {"SPEC_DATA": spec})],
-        {feed: feed_data},
-    )
-    requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
-    return Draft(config, targets, requirement, "pv", {"flow": flow, "t": t_in, "p": p, "vf": vf, "xs": xs})
+    unit = Block(block, "Flash2", {feed: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, {"SPEC_DATA": spec})
+    params = {"flow": flow, "t": t_in, "p": p, "vf": vf, "xs": xs}
+    return draft("generated flash", cids, [unit], {feed: feed_data}, text, targets, lang, "pv", params)
 
 
 def num_pct(fraction: float) -> str:

@@ -8,28 +8,25 @@ from typing import Any
 
 from aspen_rl.datagen.components import AQUEOUS_PAIRS, GASES, HYDROCARBON_PAIRS, LIGHT_PAIRS
 from aspen_rl.datagen.drafts import (
-    Block,
     Draft,
     UnitStyle,
     block_ref,
     block_target,
-    compose,
+    draft,
     duty_target,
     enthalpy_target,
     family,
     feed_stream,
     flow_target,
-    flowsheet,
-    method_text,
     mole_fraction_target,
     mole_fractions,
-    report_text,
     temperature_target,
     tr,
     vapor_fraction_target,
 )
-from aspen_rl.datagen.families.single import base_config, liquid_mixture
+from aspen_rl.datagen.families.single import liquid_mixture
 from aspen_rl.tasks.model import Difficulty
+from simulator_mock.flowsheet.builders import Block
 
 VARIANTS = ("mixer_heater", "heater_flash", "valve_flash", "compr_cooler", "pump_heater")
 
@@ -51,11 +48,6 @@ def train(rng: random.Random, lang: str) -> Draft:
         "compr_cooler": _compr_cooler,
         "pump_heater": _pump_heater,
     }[variant](rng, lang, UnitStyle.draw(rng))
-
-
-def _finish(variant: str, cids, text: str, targets, config: dict, params: dict, lang: str) -> Draft:
-    requirement = compose(lang, text, method_text(cids, lang), report_text(targets, lang))
-    return Draft(base_config(f"generated {variant}", cids) | config, targets, requirement, variant, params)
 
 
 def _mixer_heater(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
@@ -83,15 +75,14 @@ def _mixer_heater(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
         f"{h_ref}在 {p_text} 下将 {s3} 加热到 {t_text}，出口 {s4}。",
     )
     heat = {"SPEC_OPT": "TP", **temp, **pres}
-    config = flowsheet(
-        [
-            Block(mixer, "Mixer", {s1: "F(IN)", s2: "F(IN)", s3: "P(OUT)"}, MIXER),
-            Block(heater, "Heater", {s3: "F(IN)", s4: "P(OUT)"}, {"SPEC_DATA": heat}),
-        ],
-        {s1: a, s2: b},
-    )
+    units = [
+        Block(mixer, "Mixer", {s1: "F(IN)", s2: "F(IN)", s3: "P(OUT)"}, MIXER),
+        Block(heater, "Heater", {s3: "F(IN)", s4: "P(OUT)"}, {"SPEC_DATA": heat}),
+    ]
     params = {"f": (f1, f2), "t": (t1, t2, t_out), "p": p, "x": (x1[0], x2[0])}
-    return _finish("mixer_heater", cids, text, targets, config, params, lang)
+    return draft(
+        "generated mixer_heater", cids, units, {s1: a, s2: b}, text, targets, lang, "mixer_heater", params
+    )
 
 
 def _heater_flash(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
@@ -117,15 +108,14 @@ def _heater_flash(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
         f"{f_ref}绝热操作（热负荷 0，{p_text}）将 {s2} 分为汽相 {vap} 和液相 {liq}。",
     )
     heat = {"SPEC_OPT": "PV", **pres, "VFRAC_VALUE": vf}
-    config = flowsheet(
-        [
-            Block(heater, "Heater", {feed: "F(IN)", s2: "P(OUT)"}, {"SPEC_DATA": heat}),
-            Block(drum, "Flash2", {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, adiabatic_drum(pres)),
-        ],
-        {feed: data},
-    )
+    units = [
+        Block(heater, "Heater", {feed: "F(IN)", s2: "P(OUT)"}, {"SPEC_DATA": heat}),
+        Block(drum, "Flash2", {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, adiabatic_drum(pres)),
+    ]
     params = {"f": flow, "t": t_in, "p": p, "vf": vf, "x": xs[0]}
-    return _finish("heater_flash", cids, text, targets, config, params, lang)
+    return draft(
+        "generated heater_flash", cids, units, {feed: data}, text, targets, lang, "heater_flash", params
+    )
 
 
 def _valve_flash(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
@@ -154,17 +144,16 @@ def _valve_flash(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
         f"汽相 {vap}，液相 {liq}。",
     )
     job = {"MODE": "ADIAB-FLASH", **p_out_spec, "FLASH_MAXIT": 30, "FLASH_TOL": 0.0001}
-    config = flowsheet(
-        [
-            Block(valve, "Valve", {feed: "F(IN)", s2: "P(OUT)"}, {"JOB_DATA": job}),
-            Block(drum, "Flash2", {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, adiabatic_drum(pres)),
-        ],
-        {feed: data},
-    )
+    units = [
+        Block(valve, "Valve", {feed: "F(IN)", s2: "P(OUT)"}, {"JOB_DATA": job}),
+        Block(drum, "Flash2", {s2: "F(IN)", vap: "V(OUT)", liq: "L(OUT)"}, adiabatic_drum(pres)),
+    ]
     params = {"f": flow, "t": t_in, "p": (p_in, p_out), "x": xs[0]}
-    draft = _finish("valve_flash", cids, text, targets, config, params, lang)
-    draft.bounds.append(("Stream Summary", "Molar Vapor Fraction", s2, 0.02, 0.98))
-    return draft
+    drawn = draft(
+        "generated valve_flash", cids, units, {feed: data}, text, targets, lang, "valve_flash", params
+    )
+    drawn.bounds.append(("Stream Summary", "Molar Vapor Fraction", s2, 0.02, 0.98))
+    return drawn
 
 
 def _compr_cooler(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
@@ -196,15 +185,14 @@ def _compr_cooler(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
     )
     compress = {"MODEL_TYPE": "COMPRESSOR", "TYPE": "ISENTROPIC", "OPT_SPEC": "PRES", **pres}
     cool = {"SPEC_OPT": "TP", **temp, **pres}
-    config = flowsheet(
-        [
-            Block(comp, "Compr", {feed: "F(IN)", hot: "P(OUT)"}, {"SPEC_DATA": compress}),
-            Block(cooler, "Heater", {hot: "F(IN)", cold: "P(OUT)"}, {"SPEC_DATA": cool}),
-        ],
-        {feed: data},
-    )
+    units = [
+        Block(comp, "Compr", {feed: "F(IN)", hot: "P(OUT)"}, {"SPEC_DATA": compress}),
+        Block(cooler, "Heater", {hot: "F(IN)", cold: "P(OUT)"}, {"SPEC_DATA": cool}),
+    ]
     params = {"f": flow, "t": (t_in, t_out), "p": (p_in, p_out), "x": tuple(xs)}
-    return _finish("compr_cooler", cids, text, targets, config, params, lang)
+    return draft(
+        "generated compr_cooler", cids, units, {feed: data}, text, targets, lang, "compr_cooler", params
+    )
 
 
 def _pump_heater(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
@@ -236,12 +224,11 @@ def _pump_heater(rng: random.Random, lang: str, style: UnitStyle) -> Draft:
     )
     lift = {"PUMP_TYPE": "PUMP", "OPT_SPEC": "PRES", **pres}
     heat = {"SPEC_OPT": "TP", **temp, **pres}
-    config = flowsheet(
-        [
-            Block(pump, "Pump", {feed: "F(IN)", hp: "P(OUT)"}, {"SPEC_DATA": lift}),
-            Block(heater, "Heater", {hp: "F(IN)", hot: "P(OUT)"}, {"SPEC_DATA": heat}),
-        ],
-        {feed: data},
-    )
+    units = [
+        Block(pump, "Pump", {feed: "F(IN)", hp: "P(OUT)"}, {"SPEC_DATA": lift}),
+        Block(heater, "Heater", {hp: "F(IN)", hot: "P(OUT)"}, {"SPEC_DATA": heat}),
+    ]
     params = {"f": flow, "t": (t_in, t_out), "p": (p_in, p_out), "x": tuple(xs)}
-    return _finish("pump_heater", cids, text, targets, config, params, lang)
+    return draft(
+        "generated pump_heater", cids, units, {feed: data}, text, targets, lang, "pump_heater", params
+    )

@@ -15,7 +15,7 @@ from simulator_mock.properties.property_package import PropertyPackage
 from simulator_mock.properties.units import from_si, to_si
 
 if TYPE_CHECKING:
-    from simulator_mock.flowsheet.result_sheet import BlockView, Rows
+    from simulator_mock.flowsheet.result_sheet import BlockView, ResultRow, Rows
 
 #: Port cardinality: (minimum, maximum or None for unbounded).
 Cardinality = tuple[int, int | None]
@@ -59,8 +59,9 @@ class Block(ABC):
     - ``inlet_ports`` / ``outlet_ports`` with their cardinality, ``port_aliases``;
     - :meth:`schema_part`: its ``blocks_<Type>_data`` JSON Schema (built with ``schema_fields``);
     - :meth:`parse`: its specification read from the config entry; :meth:`run`: the outlets;
-    - :meth:`result_rows`: the Parameter / Value rows of its ``<BLOCK>_result`` sheet (Aspen's output names
-      and units), and ``not_written``: the outputs the real export reads that it leaves out, with the reason.
+    - ``result_table`` (rows read straight from its results entry) or :meth:`result_rows` (computed rows):
+      the Parameter / Value rows of its ``<BLOCK>_result`` sheet (Aspen's output names and units), and
+      ``not_written``: the outputs the real export reads that it leaves out, with the reason.
 
     The flowsheet checks connections against the ports, then calls :meth:`run` with the inlet streams by port
     and stores the outlets it returns. After :meth:`run`, ``heat`` and ``work`` hold the heat and work the
@@ -80,6 +81,8 @@ class Block(ABC):
     data_required: ClassVar[bool] = True
     #: False when the real export writes no ``<BLOCK>_result`` sheet for the type (Dupl)
     result_sheet: ClassVar[bool] = True
+    #: The ``<BLOCK>_result`` rows read straight from the results entry, in the real export's order
+    result_table: ClassVar[tuple[ResultRow, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -142,10 +145,11 @@ class Block(ABC):
     def schema_part(cls) -> dict[str, Any]:
         """The block type's schema document: ``{"blocks_<Type>_data": {section schema}}``."""
 
-    @staticmethod
-    @abstractmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """Add the rows of the ``<BLOCK>_result`` sheet from the block's results view ``b``."""
+    @classmethod
+    def result_rows(cls, b: BlockView, rows: Rows) -> None:
+        """Add the rows of the ``<BLOCK>_result`` sheet from the block's results view ``b``: by default those
+        of :attr:`result_table`; a block with computed rows overrides this."""
+        rows.add_entries(b.doc, cls.result_table)
 
     def finalize(self) -> None:
         """Work that only reports on the solved state and changes no outlet (a profile, a check): the

@@ -9,8 +9,8 @@ import numpy as np
 from simulator_mock.errors import ConvergenceError, SpecificationError
 from simulator_mock.flowsheet.blocks.base import Block, Cardinality
 from simulator_mock.flowsheet.blocks.column_solver import _Anderson, thomas
-from simulator_mock.flowsheet.result_sheet import POWER, TEMPERATURE, BlockView, Rows
-from simulator_mock.flowsheet.schema_fields import block_entry, num, section, string, units
+from simulator_mock.flowsheet.result_sheet import POWER, TEMPERATURE
+from simulator_mock.flowsheet.schema_fields import block_entry, num, section, spec_object, string, units
 from simulator_mock.flowsheet.streams import Stream
 from simulator_mock.flowsheet.time_budget import check_time
 from simulator_mock.properties.units import from_si, to_si
@@ -185,11 +185,9 @@ class Distl(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
-        spec = {
-            "type": "object",
-            "description": "Column rating: stages, feed stage, reflux ratio, distillate-to-feed ratio, condenser, pressures.",  # noqa: E501
-            "properties": {
+        spec = spec_object(
+            "Column rating: stages, feed stage, reflux ratio, distillate-to-feed ratio, condenser, pressures.",  # noqa: E501
+            {
                 "NSTAGE": {
                     "type": "integer",
                     "minimum": 3,
@@ -215,20 +213,18 @@ class Distl(Block):
                 ),
                 "PBOT_UNITS": units("PBOT", COLUMN_P_UNITS),
             },
-            "required": ["NSTAGE", "FEED_LOC", "RR", "D_F", "PTOP", "PTOP_UNITS"],
-            "dependencies": {"PBOT": ["PBOT_UNITS"]},
-        }
+            required=["NSTAGE", "FEED_LOC", "RR", "D_F", "PTOP", "PTOP_UNITS"],
+            dependencies={"PBOT": ["PBOT_UNITS"]},
+        )
         return section(
             "Distl", cls.description, block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False)
         )
 
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
-        d = b.doc
-        rows.add("COND_DUTY", d.get("condenser_duty_kW"), POWER)
-        rows.add("REB_DUTY", d.get("reboiler_duty_kW"), POWER)
-        rows.add("FEED_TRAY_T", d.get("feed_stage_temperature_C"), TEMPERATURE)
-        rows.add("TOP_TEMP", d.get("top_temperature_C"), TEMPERATURE)
-        rows.add("BOTTOM_TEMP", d.get("bottom_temperature_C"), TEMPERATURE)
-        rows.add("FEED_QUALITY", d.get("feed_quality_q"))
+    result_table = (
+        ("COND_DUTY", "condenser_duty_kW", POWER),
+        ("REB_DUTY", "reboiler_duty_kW", POWER),
+        ("FEED_TRAY_T", "feed_stage_temperature_C", TEMPERATURE),
+        ("TOP_TEMP", "top_temperature_C", TEMPERATURE),
+        ("BOTTOM_TEMP", "bottom_temperature_C", TEMPERATURE),
+        ("FEED_QUALITY", "feed_quality_q", None),
+    )

@@ -11,9 +11,9 @@ from scipy.optimize import brentq
 from simulator_mock.errors import InfeasibleSpecificationError, SpecificationError, UnsupportedOptionError
 from simulator_mock.flowsheet.blocks.base import Block, Cardinality
 from simulator_mock.flowsheet.result_sheet import POWER, TEMPERATURE, BlockView, Rows
-from simulator_mock.flowsheet.schema_fields import block_entry, num, section, string, units, when
+from simulator_mock.flowsheet.schema_fields import block_entry, num, section, spec_object, string, units, when
 from simulator_mock.flowsheet.streams import Stream
-from simulator_mock.properties.property_package import PhaseState
+from simulator_mock.properties.phase_state import PhaseState
 from simulator_mock.properties.units import from_si, to_si
 
 #: Fenske / non-key distribution passes (relative volatilities re-evaluated at the new end compositions).
@@ -97,86 +97,14 @@ class DSTWU(Block):
                     f"block {self.name}: key component {cids[key]} is not in the feed"
                 )
         idx = tuple(int(i) for i in np.flatnonzero(f > 0))
-        models = self.package.models(idx)
-        pos = {c: k for k, c in enumerate(idx)}
-
-        def relative_volatility(d: np.ndarray) -> tuple[np.ndarray, PhaseState, PhaseState]:
-            b = f - d
-            top = self.package.flash(
-                d / d.sum(), f"block {self.name} distillate dew point", P=self.P_top, VF=1.0
-            )
-            bot = self.package.flash(
-                b / b.sum(), f"block {self.name} bottoms bubble point", P=self.P_bot, VF=0.0
-            )
-            alphas = []
-            for state in (top, bot):
-                lnphi_l, _, _ = models.liquid_props(state.T, state.P, state.xs[list(idx)].tolist())
-                lnphi_v, _, _ = models.gas_props(state.T, state.P, state.ys[list(idx)].tolist())
-                K = np.exp(lnphi_l - lnphi_v)
-                alphas.append(K / K[pos[self.hk]])
-            alpha = np.zeros(f.size)
-            alpha[list(idx)] = np.sqrt(alphas[0] * alphas[1])
-            return alpha, top, bot
-
-        # first split: keys by recovery, lighter non-keys up, heavier down (by pure-component boiling points)
-        Tbs = [t if t is not None else 0.0 for t in self.package.constants.Tbs]
-        d = np.zeros(f.size)
-        for i in idx:
-            if i == self.lk:
-                d[i] = self.rec_lk * f[i]
-            elif i == self.hk:
-                d[i] = self.rec_hk * f[i]
-            else:
-                d[i] = f[i] * (0.999 if Tbs[i] < Tbs[self.lk] else 0.001 if Tbs[i] > Tbs[self.hk] else 0.5)
-        for _ in range(PASSES):
-            alpha, top, _ = relative_volatility(d)
-            a_lk = alpha[self.lk]
-            if a_lk <= 1.0:
-                raise InfeasibleSpecificationError(
-                    f"block {self.name}: {cids[self.lk]} is not more volatile than {cids[self.hk]} at column "
-                    f"conditions (relative volatility {a_lk:.4g}); swap LIGHTKEY and HEAVYKEY"
-                )
-            ratio_hk = self.rec_hk / (1.0 - self.rec_hk)
-            Nmin = math.log(self.rec_lk / (1.0 - self.rec_lk) / ratio_hk) / math.log(a_lk)
-            for i in idx:
-                if i not in (self.lk, self.hk):
-                    r = ratio_hk * alpha[i] ** Nmin
-                    d[i] = f[i] * (1.0 if math.isinf(r) else r / (1.0 + r))
+        d, alpha, top, Nmin = self._fenske(f, idx)
         b = f - d
         D, B, F = float(d.sum()), float(b.sum()), float(f.sum())
         xD, zF = d / D, f / F
-
         q = self._feed_quality(mixed, zF)
-        theta_hi = min(alpha[i] for i in idx if alpha[i] > 1.0 + 1e-12)
-
-        def underwood(theta: float) -> float:
-            return float(sum(alpha[i] * zF[i] / (alpha[i] - theta) for i in idx)) - (1.0 - q)
-
-        eps = 1e-10 * (theta_hi - 1.0)
-        try:
-            theta = brentq(underwood, 1.0 + eps, theta_hi - eps, xtol=1e-14)
-        except ValueError:
-            raise InfeasibleSpecificationError(
-                f"block {self.name}: no Underwood root between the key volatilities (feed quality q={q:.4g})"
-            ) from None
-        Rmin = max(float(sum(alpha[i] * xD[i] / (alpha[i] - theta) for i in idx)) - 1.0, 0.0)
-
+        Rmin = self._underwood(alpha, idx, zF, xD, q)
         condenser_stage = 1.0 if self.total_condenser else 0.0
-        if self.by_reflux:
-            R = -self.RR * Rmin if self.RR <= -1.0 else self.RR
-            if Rmin >= R:
-                raise InfeasibleSpecificationError(
-                    f"{self.where}.SPEC_DATA.RR: reflux ratio {R:.6g} is not above the minimum {Rmin:.6g}"
-                )
-            N_th = gilliland_stages(R, Rmin, Nmin)
-        else:
-            N_th = self.NSTAGE - condenser_stage
-            if N_th <= Nmin:
-                raise InfeasibleSpecificationError(
-                    f"{self.where}.SPEC_DATA.NSTAGE: {self.NSTAGE:g} stages are not more than the minimum "
-                    f"{Nmin + condenser_stage:.4g}"
-                )
-            R = gilliland_reflux(N_th, Rmin, Nmin)
+        R, N_th = self._gilliland(Rmin, Nmin, condenser_stage)
         kirkbride = (zF[self.hk] / zF[self.lk] * (b[self.lk] / B / xD[self.hk]) ** 2 * B / D) ** 0.206
         N_rect = N_th * kirkbride / (1.0 + kirkbride)
 
@@ -210,6 +138,93 @@ class DSTWU(Block):
         }
         return {d_name: distillate, b_name: bottoms}
 
+    def _relative_volatility(
+        self, f: np.ndarray, d: np.ndarray, idx: tuple[int, ...]
+    ) -> tuple[np.ndarray, PhaseState, PhaseState]:
+        """Volatilities relative to the heavy key (geometric mean of the distillate's dew point and the
+        bottoms' bubble point), with those two states."""
+        models = self.package.models(idx)
+        pos = {c: k for k, c in enumerate(idx)}
+        b = f - d
+        top = self.package.flash(d / d.sum(), f"block {self.name} distillate dew point", P=self.P_top, VF=1.0)
+        bot = self.package.flash(b / b.sum(), f"block {self.name} bottoms bubble point", P=self.P_bot, VF=0.0)
+        alphas = []
+        for state in (top, bot):
+            lnphi_l, _, _ = models.liquid_props(state.T, state.P, state.xs[list(idx)].tolist())
+            lnphi_v, _, _ = models.gas_props(state.T, state.P, state.ys[list(idx)].tolist())
+            K = np.exp(lnphi_l - lnphi_v)
+            alphas.append(K / K[pos[self.hk]])
+        alpha = np.zeros(f.size)
+        alpha[list(idx)] = np.sqrt(alphas[0] * alphas[1])
+        return alpha, top, bot
+
+    def _fenske(
+        self, f: np.ndarray, idx: tuple[int, ...]
+    ) -> tuple[np.ndarray, np.ndarray, PhaseState, float]:
+        """Distillate flows, relative volatilities, distillate dew point and minimum stages (Fenske), the
+        non-keys distributed at total reflux over :data:`PASSES` passes."""
+        cids = self.ctx.cids
+        # first split: keys by recovery, lighter non-keys up, heavier down (by pure-component boiling points)
+        Tbs = [t if t is not None else 0.0 for t in self.package.constants.Tbs]
+        d = np.zeros(f.size)
+        for i in idx:
+            if i == self.lk:
+                d[i] = self.rec_lk * f[i]
+            elif i == self.hk:
+                d[i] = self.rec_hk * f[i]
+            else:
+                d[i] = f[i] * (0.999 if Tbs[i] < Tbs[self.lk] else 0.001 if Tbs[i] > Tbs[self.hk] else 0.5)
+        for _ in range(PASSES):
+            alpha, top, _ = self._relative_volatility(f, d, idx)
+            a_lk = alpha[self.lk]
+            if a_lk <= 1.0:
+                raise InfeasibleSpecificationError(
+                    f"block {self.name}: {cids[self.lk]} is not more volatile than {cids[self.hk]} at column "
+                    f"conditions (relative volatility {a_lk:.4g}); swap LIGHTKEY and HEAVYKEY"
+                )
+            ratio_hk = self.rec_hk / (1.0 - self.rec_hk)
+            Nmin = math.log(self.rec_lk / (1.0 - self.rec_lk) / ratio_hk) / math.log(a_lk)
+            for i in idx:
+                if i not in (self.lk, self.hk):
+                    r = ratio_hk * alpha[i] ** Nmin
+                    d[i] = f[i] * (1.0 if math.isinf(r) else r / (1.0 + r))
+        return d, alpha, top, Nmin
+
+    def _underwood(
+        self, alpha: np.ndarray, idx: tuple[int, ...], zF: np.ndarray, xD: np.ndarray, q: float
+    ) -> float:
+        """Minimum reflux ratio from Underwood's root between the key volatilities."""
+        theta_hi = min(alpha[i] for i in idx if alpha[i] > 1.0 + 1e-12)
+
+        def underwood(theta: float) -> float:
+            return float(sum(alpha[i] * zF[i] / (alpha[i] - theta) for i in idx)) - (1.0 - q)
+
+        eps = 1e-10 * (theta_hi - 1.0)
+        try:
+            theta = brentq(underwood, 1.0 + eps, theta_hi - eps, xtol=1e-14)
+        except ValueError:
+            raise InfeasibleSpecificationError(
+                f"block {self.name}: no Underwood root between the key volatilities (feed quality q={q:.4g})"
+            ) from None
+        return max(float(sum(alpha[i] * xD[i] / (alpha[i] - theta) for i in idx)) - 1.0, 0.0)
+
+    def _gilliland(self, Rmin: float, Nmin: float, condenser_stage: float) -> tuple[float, float]:
+        """(reflux ratio, theoretical stages without the condenser) from the spec by Gilliland."""
+        if self.by_reflux:
+            R = -self.RR * Rmin if self.RR <= -1.0 else self.RR
+            if Rmin >= R:
+                raise InfeasibleSpecificationError(
+                    f"{self.where}.SPEC_DATA.RR: reflux ratio {R:.6g} is not above the minimum {Rmin:.6g}"
+                )
+            return R, gilliland_stages(R, Rmin, Nmin)
+        N_th = self.NSTAGE - condenser_stage
+        if N_th <= Nmin:
+            raise InfeasibleSpecificationError(
+                f"{self.where}.SPEC_DATA.NSTAGE: {self.NSTAGE:g} stages are not more than the minimum "
+                f"{Nmin + condenser_stage:.4g}"
+            )
+        return gilliland_reflux(N_th, Rmin, Nmin), N_th
+
     def _feed_quality(self, mixed: Any, zF: np.ndarray) -> float:
         """Thermal condition q of the feed: heat to vaporise one mole over the molar latent heat."""
         P = 0.5 * (self.P_top + self.P_bot)
@@ -220,12 +235,10 @@ class DSTWU(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         col_p = ["bar", "atm", "MPa", "kPa"]
-        spec = {
-            "type": "object",
-            "description": "Shortcut design specification (Winn minimum stages, Underwood minimum reflux, Gilliland correlation).",  # noqa: E501
-            "properties": {
+        spec = spec_object(
+            "Shortcut design specification (Winn minimum stages, Underwood minimum reflux, Gilliland correlation).",  # noqa: E501
+            {
                 "OPT_NTRR": string(
                     "RR: reflux ratio RR given, stages computed; NSTAGE: number of stages NSTAGE given, reflux computed.",  # noqa: E501
                     ["RR", "NSTAGE"],
@@ -260,7 +273,7 @@ class DSTWU(Block):
                     maximum=1,
                 ),
             },
-            "required": [
+            required=[
                 "OPT_NTRR",
                 "PTOP",
                 "PTOP_UNITS",
@@ -272,9 +285,9 @@ class DSTWU(Block):
                 "HEAVYKEY",
                 "RECOVH",
             ],
-            "allOf": [when("OPT_NTRR", "RR", ["RR"]), when("OPT_NTRR", "NSTAGE", ["NSTAGE"])],
-            "additionalProperties": False,
-        }
+            allOf=[when("OPT_NTRR", "RR", ["RR"]), when("OPT_NTRR", "NSTAGE", ["NSTAGE"])],
+            additionalProperties=False,
+        )
         return section(
             "DSTWU",
             cls.description,

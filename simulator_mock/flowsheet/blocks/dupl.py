@@ -6,8 +6,7 @@ from typing import Any, ClassVar
 
 from simulator_mock.errors import UnsupportedOptionError
 from simulator_mock.flowsheet.blocks.base import Block, Cardinality
-from simulator_mock.flowsheet.result_sheet import BlockView, Rows
-from simulator_mock.flowsheet.schema_fields import block_entry, section, string
+from simulator_mock.flowsheet.schema_fields import block_entry, section, spec_object, string
 from simulator_mock.flowsheet.streams import Stream
 
 #: SPEC_DATA fields of the real schema; all choose block-local property options, which the mock has no
@@ -60,22 +59,15 @@ class Dupl(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
-        spec = {
-            "type": "object",
-            "description": "Block-local property options (the real schema's fields). The mock applies the flowsheet's property method everywhere: a non-empty field is refused (UnsupportedOption naming it).",  # noqa: E501
-            "properties": {
+        spec = spec_object(
+            "Block-local property options (the real schema's fields). The mock applies the flowsheet's property method everywhere: a non-empty field is refused (UnsupportedOption naming it).",  # noqa: E501
+            {
                 key: ({"type": "integer", "description": desc} if key == "SOLU_WATER" else string(desc))
                 for key, desc in _PROPERTY_FIELDS.items()
             },
-        }
+        )
         return section(
             "Dupl",
             cls.description + " A Dupl without an entry here copies its feed.",
             block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False),
         )
-
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """No rows: the real export writes no sheet for a Dupl (``result_sheet`` is False)."""
-        return None

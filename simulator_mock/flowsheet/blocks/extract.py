@@ -9,7 +9,7 @@ import numpy as np
 
 from simulator_mock.errors import ConvergenceError, SpecificationError, UnsupportedOptionError
 from simulator_mock.flowsheet.blocks.base import Block, Cardinality
-from simulator_mock.flowsheet.result_sheet import MOLAR_FLOW, TEMPERATURE, BlockView, Rows
+from simulator_mock.flowsheet.result_sheet import MOLAR_FLOW, TEMPERATURE
 from simulator_mock.flowsheet.schema_fields import (
     PRES_UNITS,
     TEMP_UNITS,
@@ -20,7 +20,7 @@ from simulator_mock.flowsheet.schema_fields import (
     units,
 )
 from simulator_mock.flowsheet.streams import Stream
-from simulator_mock.properties.property_package import TRACE
+from simulator_mock.properties.phase_state import TRACE
 from simulator_mock.properties.units import read_pair
 
 #: Sweeps (alternating top-down and bottom-up) before the column is declared not converged.
@@ -293,13 +293,12 @@ class Extract(Block):
             {"additionalProperties": False},
         )
 
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """Extract outputs in the real export's order (stage 1 = top)."""
-        d = b.doc
-        rows.add("TOP_TEMP", d.get("top_temperature_C"), TEMPERATURE)
-        rows.add("TOP_L1FLOW", d.get("top_liquid1_kmol_hr"), MOLAR_FLOW)
-        rows.add("TOP_L2FLOW", d.get("top_liquid2_kmol_hr"), MOLAR_FLOW)
-        rows.add("BOTTOM_TEMP", d.get("bottom_temperature_C"), TEMPERATURE)
-        rows.add("BOT_L1FLOW", d.get("bottom_liquid1_kmol_hr"), MOLAR_FLOW)
-        rows.add("BOT_L2FLOW", d.get("bottom_liquid2_kmol_hr"), MOLAR_FLOW)
+    #: Extract outputs in the real export's order (stage 1 = top).
+    result_table = (
+        ("TOP_TEMP", "top_temperature_C", TEMPERATURE),
+        ("TOP_L1FLOW", "top_liquid1_kmol_hr", MOLAR_FLOW),
+        ("TOP_L2FLOW", "top_liquid2_kmol_hr", MOLAR_FLOW),
+        ("BOTTOM_TEMP", "bottom_temperature_C", TEMPERATURE),
+        ("BOT_L1FLOW", "bottom_liquid1_kmol_hr", MOLAR_FLOW),
+        ("BOT_L2FLOW", "bottom_liquid2_kmol_hr", MOLAR_FLOW),
+    )

@@ -10,10 +10,10 @@ from simulator_mock.flowsheet.result_sheet import (
     LIQ_RATIO_NOTE,
     POWER,
     PRESSURE,
-    TEMPERATURE,
     BlockView,
     Rows,
     equilibrium_rows,
+    outlet_state_rows,
     phase_compositions,
 )
 from simulator_mock.flowsheet.schema_fields import (
@@ -58,7 +58,6 @@ class Heater(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         spec = outlet_spec(HEATER_OPTIONS, ALL_OUTLET_FIELDS)
         return section(
             "Heater",
@@ -71,10 +70,7 @@ class Heater(Block):
     def result_rows(b: BlockView, rows: Rows) -> None:
         """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
         d = b.doc
-        out = b.outlet()
-        rows.add("B_TEMP", d.get("outlet_temperature_C"), TEMPERATURE)
-        rows.add("B_PRES", d.get("outlet_pressure_bar"), PRESSURE)
-        rows.add("B_VFRAC", out.doc.get("vapor_fraction") if out else None)
+        outlet_state_rows(rows, b)
         rows.add("QCALC", d.get("duty_kW"), POWER)
         rows.add("QNET", d.get("duty_kW"), POWER)
         rows.add("PDROP", b.pressure_drop(d.get("outlet_pressure_bar")), PRESSURE)

@@ -17,6 +17,7 @@ from simulator_mock.flowsheet.schema_fields import (
     block_entry,
     num,
     section,
+    spec_object,
     string,
     units,
 )
@@ -312,14 +313,10 @@ class HeatX(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
-        spec = {
-            "type": "object",
-            "description": (
-                "Shortcut exchanger specification. The mock reads the fields listed; any other Aspen HeatX input "  # noqa: E501
-                "(geometry, fouling, film coefficients) is accepted, as by the Aspen service, and ignored with a warning."  # noqa: E501
-            ),
-            "properties": {
+        spec = spec_object(
+            "Shortcut exchanger specification. The mock reads the fields listed; any other Aspen HeatX input "
+            "(geometry, fouling, film coefficients) is accepted, as by the Aspen service, and ignored with a warning.",  # noqa: E501
+            {
                 "MODE": string(
                     "Calculation mode: DESIGN (the only one the mock simulates; RATING and SIMULATION are refused).",  # noqa: E501
                     default="DESIGN",
@@ -354,8 +351,8 @@ class HeatX(Block):
                     ["Watt/sqm-K", "kcal/hr-sqm-K", "cal/sec-sqcm-K"],
                 ),
             },
-            "additionalProperties": True,
-        }
+            additionalProperties=True,
+        )
         return section(
             "HeatX", cls.description, block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False)
         )

@@ -377,7 +377,6 @@ class MCompr(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
 
         def table(desc: str, value: dict[str, Any]) -> dict[str, Any]:
             return {

@@ -8,7 +8,13 @@ import numpy as np
 
 from simulator_mock.errors import SpecificationError, UnsupportedOptionError
 from simulator_mock.flowsheet.blocks.base import Block, Cardinality
-from simulator_mock.flowsheet.result_sheet import LIQ_RATIO_NOTE, PRESSURE, TEMPERATURE, BlockView, Rows
+from simulator_mock.flowsheet.result_sheet import (
+    LIQ_RATIO_NOTE,
+    PRESSURE,
+    BlockView,
+    Rows,
+    outlet_state_rows,
+)
 from simulator_mock.flowsheet.schema_fields import (
     PRES_MEANING,
     PRES_UNITS,
@@ -16,6 +22,7 @@ from simulator_mock.flowsheet.schema_fields import (
     num,
     p_value,
     section,
+    spec_object,
     string,
     units,
 )
@@ -50,11 +57,9 @@ class Mixer(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
-        spec = {
-            "type": "object",
-            "description": "Outlet pressure and flash convergence settings.",
-            "properties": {
+        spec = spec_object(
+            "Outlet pressure and flash convergence settings.",
+            {
                 "PRES_VALUE": p_value(f"{PRES_MEANING}. Aspen's default is 0"),
                 "PRES_UNITS": units("PRES_VALUE", PRES_UNITS),
                 "MAXIT_VALUE": {
@@ -69,8 +74,8 @@ class Mixer(Block):
                     maximum=0.1,
                 ),
             },
-            "required": ["PRES_VALUE", "PRES_UNITS", "MAXIT_VALUE", "TOL_VALUE"],
-        }
+            required=["PRES_VALUE", "PRES_UNITS", "MAXIT_VALUE", "TOL_VALUE"],
+        )
         return section(
             "Mixer",
             cls.description
@@ -81,12 +86,8 @@ class Mixer(Block):
     @staticmethod
     def result_rows(b: BlockView, rows: Rows) -> None:
         """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
-        out = b.outlet()
-        d = b.doc
-        rows.add("B_TEMP", d.get("outlet_temperature_C"), TEMPERATURE)
-        rows.add("B_PRES", d.get("outlet_pressure_bar"), PRESSURE)
-        rows.add("B_VFRAC", out.doc.get("vapor_fraction") if out else None)
-        rows.add("PDROP", b.pressure_drop(d.get("outlet_pressure_bar")), PRESSURE)
+        outlet_state_rows(rows, b)
+        rows.add("PDROP", b.pressure_drop(b.doc.get("outlet_pressure_bar")), PRESSURE)
 
 
 class FSplit(Block):
@@ -166,7 +167,6 @@ class FSplit(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
 
         def per_stream(key: str, value_key: str, units_key: str | None, desc: str) -> dict[str, Any]:
             props: dict[str, Any] = {value_key: num(desc)}
@@ -218,11 +218,10 @@ class FSplit(Block):
             ("VOL_LIMIT", "VOL_LIMIT_VALUE", "VOL_LIMIT_UNITS"),
         ]:
             props[key] = per_stream(key, vk, uk, f"Aspen FSplit input {key} per outlet stream.")
-        spec = {
-            "type": "object",
-            "description": "Split specification (the outlets leave at the feed's temperature and lowest inlet pressure).",  # noqa: E501
-            "properties": props,
-        }
+        spec = spec_object(
+            "Split specification (the outlets leave at the feed's temperature and lowest inlet pressure).",
+            props,
+        )
         return section(
             "FSplit", cls.description, block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False)
         )

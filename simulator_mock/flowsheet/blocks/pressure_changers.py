@@ -16,7 +16,15 @@ from simulator_mock.flowsheet.result_sheet import (
     BlockView,
     Rows,
 )
-from simulator_mock.flowsheet.schema_fields import PRES_UNITS, block_entry, num, section, string, units
+from simulator_mock.flowsheet.schema_fields import (
+    PRES_UNITS,
+    block_entry,
+    num,
+    section,
+    spec_object,
+    string,
+    units,
+)
 from simulator_mock.flowsheet.streams import Stream
 from simulator_mock.properties.units import from_si, to_si
 
@@ -133,16 +141,12 @@ class Pump(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
-        spec = {
-            "type": "object",
-            "description": (
-                "Pump specification. No efficiency field exists: Aspen then takes the efficiency from its curve for "  # noqa: E501
-                "water in a standard centrifugal pump, a function of the volumetric flow. The mock uses a published "  # noqa: E501
-                "centrifugal-pump correlation (Seider et al.): about 0.44 up to 11 m3/hr, rising to 0.86 at 1100 m3/hr "  # noqa: E501
-                "and above; the results report it as efficiency. Driver efficiency is 1."
-            ),
-            "properties": {
+        spec = spec_object(
+            "Pump specification. No efficiency field exists: Aspen then takes the efficiency from its curve for "  # noqa: E501
+            "water in a standard centrifugal pump, a function of the volumetric flow. The mock uses a published "  # noqa: E501
+            "centrifugal-pump correlation (Seider et al.): about 0.44 up to 11 m3/hr, rising to 0.86 at 1100 m3/hr "  # noqa: E501
+            "and above; the results report it as efficiency. Driver efficiency is 1.",
+            {
                 "PUMP_TYPE": string(
                     "PUMP (raise the pressure) or TURBINE (hydraulic turbine, lower it).", ["PUMP", "TURBINE"]
                 ),
@@ -153,28 +157,26 @@ class Pump(Block):
                     ["PRES", "DELP", "PRATIO", "POWER", "USE-CURVE"],
                 ),
             },
-            "required": ["PUMP_TYPE", "PRES_VALUE", "PRES_UNITS", "OPT_SPEC"],
-        }
+            required=["PUMP_TYPE", "PRES_VALUE", "PRES_UNITS", "OPT_SPEC"],
+        )
         return section(
             "Pump",
             cls.description + " The feed must be liquid.",
             block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False),
         )
 
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
-        d = b.doc
-        rows.add("FLUID_POWER", d.get("fluid_power_kW"), POWER)
-        rows.add("BRAKE_POWER", d.get("brake_power_kW"), POWER)
-        rows.add("ELEC_POWER", d.get("electricity_kW"), POWER)
-        rows.add("VFLOW", d.get("volumetric_flow_m3_hr"), VOLUME_FLOW)
-        rows.add("PDRP", d.get("pressure_change_bar"), PRESSURE)
-        rows.add("HEAD_CAL", d.get("head_m"), LENGTH)
-        rows.add("CEFF", d.get("efficiency"))
-        rows.add("WNET", d.get("electricity_kW"), POWER)
-        rows.add("POC", d.get("outlet_pressure_bar"), PRESSURE)
-        rows.add("TOC", d.get("outlet_temperature_C"), TEMPERATURE)
+    result_table = (
+        ("FLUID_POWER", "fluid_power_kW", POWER),
+        ("BRAKE_POWER", "brake_power_kW", POWER),
+        ("ELEC_POWER", "electricity_kW", POWER),
+        ("VFLOW", "volumetric_flow_m3_hr", VOLUME_FLOW),
+        ("PDRP", "pressure_change_bar", PRESSURE),
+        ("HEAD_CAL", "head_m", LENGTH),
+        ("CEFF", "efficiency", None),
+        ("WNET", "electricity_kW", POWER),
+        ("POC", "outlet_pressure_bar", PRESSURE),
+        ("TOC", "outlet_temperature_C", TEMPERATURE),
+    )
 
 
 class Valve(Block):
@@ -237,7 +239,6 @@ class Valve(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         job = {
             "type": "object",
             "description": "Valve operation.",
@@ -265,14 +266,12 @@ class Valve(Block):
         }
         return section("Valve", cls.description, block_entry({"JOB_DATA": job}, ["JOB_DATA"], closed=False))
 
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
-        d = b.doc
-        rows.add("P_OUT_OUT", d.get("outlet_pressure_bar"), PRESSURE)
-        rows.add("VALVE_DP", d.get("pressure_drop_bar"), PRESSURE)
-        rows.add("TCALC", d.get("outlet_temperature_C"), TEMPERATURE)
-        rows.add("VCALC", d.get("outlet_vapor_fraction"))
+    result_table = (
+        ("P_OUT_OUT", "outlet_pressure_bar", PRESSURE),
+        ("VALVE_DP", "pressure_drop_bar", PRESSURE),
+        ("TCALC", "outlet_temperature_C", TEMPERATURE),
+        ("VCALC", "outlet_vapor_fraction", None),
+    )
 
 
 class Compr(Block):
@@ -335,11 +334,9 @@ class Compr(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
-        spec = {
-            "type": "object",
-            "description": "Compressor specification. No efficiency field exists: Aspen's defaults apply, isentropic efficiency 0.72 and mechanical efficiency 1.",  # noqa: E501
-            "properties": {
+        spec = spec_object(
+            "Compressor specification. No efficiency field exists: Aspen's defaults apply, isentropic efficiency 0.72 and mechanical efficiency 1.",  # noqa: E501
+            {
                 "MODEL_TYPE": string(
                     "COMPRESSOR (raise the pressure) or TURBINE (expand the gas).",
                     ["COMPRESSOR", "TURBINE"],
@@ -357,8 +354,8 @@ class Compr(Block):
                     default="PRES",
                 ),
             },
-            "required": ["MODEL_TYPE", "TYPE", "PRES_VALUE", "PRES_UNITS", "OPT_SPEC"],
-        }
+            required=["MODEL_TYPE", "TYPE", "PRES_VALUE", "PRES_UNITS", "OPT_SPEC"],
+        )
         return section(
             "Compr", cls.description, block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False)
         )

@@ -17,7 +17,12 @@ from simulator_mock.flowsheet.reactor_models import (
     solve_tank,
     solve_tank_energy,
 )
-from simulator_mock.flowsheet.result_sheet import POWER, PRESSURE, TEMPERATURE, BlockView, Rows
+from simulator_mock.flowsheet.result_sheet import (
+    POWER,
+    BlockView,
+    Rows,
+    outlet_state_rows,
+)
 from simulator_mock.flowsheet.schema_fields import (
     DUTY_UNITS,
     PRES_MEANING,
@@ -263,18 +268,19 @@ class RCSTR(Block):
         entry = block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=True)
         return section("RCSTR", cls.description, entry)
 
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """Rows of the ``<BLOCK>_result`` sheet: outlet state, duty, volumes and residence times."""
-        d = b.doc
-        out = b.outlet()
-        rows.add("B_TEMP", d.get("outlet_temperature_C"), TEMPERATURE)
-        rows.add("B_PRES", d.get("outlet_pressure_bar"), PRESSURE)
-        rows.add("B_VFRAC", out.doc.get("vapor_fraction") if out else None)
-        rows.add("QCALC", d.get("duty_kW"), POWER)
-        rows.add("QNET", d.get("duty_kW"), POWER)
-        rows.add("OT_VOL", d.get("reactor_volume_m3"), VOLUME)
-        rows.add("VAP_VOL", d.get("vapor_volume_m3"), VOLUME)
-        rows.add("LIQ_VOL", d.get("liquid_volume_m3"), VOLUME)
-        rows.add("TOT_RES_TIME", d.get("residence_time_hr"), TIME)
-        rows.add("VAP_RES_TIME", d.get("vapor_residence_time_hr"), TIME)
+    #: The result rows after the outlet state: duty, volumes and residence times.
+    result_table = (
+        ("QCALC", "duty_kW", POWER),
+        ("QNET", "duty_kW", POWER),
+        ("OT_VOL", "reactor_volume_m3", VOLUME),
+        ("VAP_VOL", "vapor_volume_m3", VOLUME),
+        ("LIQ_VOL", "liquid_volume_m3", VOLUME),
+        ("TOT_RES_TIME", "residence_time_hr", TIME),
+        ("VAP_RES_TIME", "vapor_residence_time_hr", TIME),
+    )
+
+    @classmethod
+    def result_rows(cls, b: BlockView, rows: Rows) -> None:
+        """Rows of the ``<BLOCK>_result`` sheet: the outlet state, then :attr:`result_table`."""
+        outlet_state_rows(rows, b)
+        rows.add_entries(b.doc, cls.result_table)

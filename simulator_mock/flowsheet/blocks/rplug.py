@@ -11,7 +11,7 @@ from simulator_mock.errors import SpecificationError, UnsupportedOptionError
 from simulator_mock.flowsheet.blocks.base import Block
 from simulator_mock.flowsheet.kinetics import GibbsData, check_balanced
 from simulator_mock.flowsheet.reactor_models import Contents, integrate_plug, named_reactions
-from simulator_mock.flowsheet.result_sheet import POWER, TEMPERATURE, BlockView, Rows
+from simulator_mock.flowsheet.result_sheet import POWER, TEMPERATURE
 from simulator_mock.flowsheet.schema_fields import (
     PRES_MEANING,
     PRES_UNITS,
@@ -279,11 +279,10 @@ class RPlug(Block):
         )
         return section("RPlug", cls.description, entry)
 
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """Rows of the ``<BLOCK>_result`` sheet: duty, temperature range, residence time."""
-        d = b.doc
-        rows.add("QCALC", d.get("duty_kW"), POWER)
-        rows.add("TMIN", d.get("minimum_temperature_C"), TEMPERATURE)
-        rows.add("TMAX", d.get("maximum_temperature_C"), TEMPERATURE)
-        rows.add("RES_TIME", d.get("residence_time_hr"), TIME)
+    #: Rows of the ``<BLOCK>_result`` sheet: duty, temperature range, residence time.
+    result_table = (
+        ("QCALC", "duty_kW", POWER),
+        ("TMIN", "minimum_temperature_C", TEMPERATURE),
+        ("TMAX", "maximum_temperature_C", TEMPERATURE),
+        ("RES_TIME", "residence_time_hr", TIME),
+    )

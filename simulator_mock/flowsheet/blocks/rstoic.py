@@ -29,6 +29,7 @@ from simulator_mock.flowsheet.schema_fields import (
     outlet_spec,
     p_value,
     section,
+    spec_fields,
     string,
 )
 from simulator_mock.flowsheet.streams import Stream
@@ -192,20 +193,16 @@ class RStoic(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         options = {
-            "TP": (
-                "outlet temperature and pressure (isothermal reactor)",
-                ["TEMP_VALUE", "TEMP_UNITS", "PRES_VALUE", "PRES_UNITS"],
-            ),
+            "TP": ("outlet temperature and pressure (isothermal reactor)", spec_fields("TEMP", "PRES")),
             "DP": (
                 "heat duty and outlet pressure (DUTY_VALUE 0 = adiabatic reactor)",
-                ["DUTY_VALUE", "DUTY_UNITS", "PRES_VALUE", "PRES_UNITS"],
+                spec_fields("DUTY", "PRES"),
             ),
             **{k: HEATER_OPTIONS[k] for k in ("TD", "TV", "PV")},
             "DTV": (
                 "temperature change and vapour fraction (refused by the mock: this part has no temperature-change field)",  # noqa: E501
-                ["DUTY_VALUE", "DUTY_UNITS", "VFRAC_VALUE"],
+                spec_fields("DUTY", "VFRAC"),
             ),
         }
         spec = outlet_spec(options, FLASH_OUTLET_FIELDS)

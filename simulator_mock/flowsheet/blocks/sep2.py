@@ -6,7 +6,6 @@ from typing import Any, ClassVar
 
 from simulator_mock.flowsheet.blocks.base import Cardinality
 from simulator_mock.flowsheet.blocks.separators import Sep
-from simulator_mock.flowsheet.result_sheet import POWER, BlockView, Rows
 from simulator_mock.flowsheet.schema_fields import STREAM_KEY, block_entry, num, section, string
 
 
@@ -30,7 +29,6 @@ class Sep2(Sep):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         item = {
             "type": "object",
             "properties": {
@@ -65,8 +63,3 @@ class Sep2(Sep):
             cls.description + " Outlets leave at the feed's temperature and pressure.",
             block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=True),
         )
-
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
-        rows.add("QCALC", b.doc.get("duty_kW"), POWER)

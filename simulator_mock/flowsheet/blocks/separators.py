@@ -66,7 +66,6 @@ class Flash2(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         return section(
             "Flash2",
             cls.description,
@@ -190,7 +189,6 @@ class Sep(Block):
 
     @classmethod
     def schema_part(cls) -> dict[str, Any]:
-        """The ``blocks_<Type>_data`` part of the schema served for this block type."""
         spec = {
             "type": "object",
             "description": (
@@ -223,7 +221,4 @@ class Sep(Block):
             block_entry({"SPEC_DATA": spec}, ["SPEC_DATA"], closed=False),
         )
 
-    @staticmethod
-    def result_rows(b: BlockView, rows: Rows) -> None:
-        """The rows of this block's ``<BLOCK>_result`` sheet (Aspen output names, with units)."""
-        rows.add("QCALC", b.doc.get("duty_kW"), POWER)
+    result_table = (("QCALC", "duty_kW", POWER),)

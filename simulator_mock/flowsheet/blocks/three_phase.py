@@ -30,7 +30,7 @@ from simulator_mock.flowsheet.schema_fields import (
     units,
 )
 from simulator_mock.flowsheet.streams import Stream, phase_stream
-from simulator_mock.properties.property_package import PhaseState
+from simulator_mock.properties.phase_state import PhaseState
 from simulator_mock.properties.units import read_pair
 
 
