@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch.optim.lr_scheduler import LRScheduler
 
 from aspen_rl.algorithms.grpo import checkpoint as ckpt
 from aspen_rl.algorithms.grpo.advantages import group_advantages
@@ -33,6 +34,7 @@ from aspen_rl.algorithms.grpo.model import (
 )
 from aspen_rl.algorithms.grpo.row_batch import RowBatch, collate
 from aspen_rl.algorithms.grpo.types import RolloutSample, TrajectoryRow
+from aspen_rl.algorithms.lr_schedule import warmup_schedule
 
 Group = Sequence[RolloutSample | tuple[Sequence[TrajectoryRow], float]]
 """The G rollouts of one task: ``RolloutSample``s or ``(rows, reward)`` pairs."""
@@ -128,13 +130,8 @@ class GRPOTrainer:
         self.optimizer_steps = 0
         self.scheduler = self._build_scheduler()
 
-    def _lr_factor(self, updates: int) -> float:
-        """Learning-rate multiplier after ``updates`` optimiser updates: linear warm-up, then constant."""
-        warmup = self.config.warmup_steps
-        return min(1.0, (updates + 1) / warmup) if warmup else 1.0
-
-    def _build_scheduler(self) -> torch.optim.lr_scheduler.LambdaLR:
-        """The schedule from the config, positioned after ``optimizer_steps`` updates.
+    def _build_scheduler(self) -> LRScheduler:
+        """The schedule of the config (linear warm-up, then constant), positioned after ``optimizer_steps``.
 
         The optimiser's hyper-parameters are (re)set from the config first, so the learning rate is a
         function of (config, optimizer_steps) only: a resumed run uses what the uninterrupted run would.
@@ -148,9 +145,7 @@ class GRPOTrainer:
                 eps=cfg.adam_epsilon,
                 weight_decay=cfg.weight_decay,
             )
-        return torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, self._lr_factor, last_epoch=self.optimizer_steps - 1
-        )
+        return warmup_schedule(self.optimizer, warmup=cfg.warmup_steps, done=self.optimizer_steps)
 
     @staticmethod
     def _pad_id(tokenizer: Any) -> int:
