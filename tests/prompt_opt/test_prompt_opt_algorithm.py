@@ -38,7 +38,8 @@ class ToyAgent(LitAgent[AspenTask]):
         self.seen_llm: list[str] = []
 
     def rollout(self, task: Any, resources: Any, rollout: Any) -> float:
-        from aspen_rl.records import RewardScores, RolloutRecord, ToolCallSummary
+        from aspen_rl.records import RolloutRecord, ToolCallSummary
+        from aspen_rl.reward.base import RewardBreakdown
 
         task = AspenTask.model_validate(task)
         prompt = resources["system_prompt"].template
@@ -54,7 +55,7 @@ class ToyAgent(LitAgent[AspenTask]):
             task_id=task.task_id,
             split=task.split or "train",
             difficulty=str(task.difficulty),
-            reward=RewardScores(total=total, completion=total),
+            reward=RewardBreakdown(total=total, completion=total),
             tool_calls=calls,
             resources_id=rollout.resources_id,
         )
