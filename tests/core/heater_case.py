@@ -36,3 +36,32 @@ def run_and_read(config: Any, result_path: str, workbook: dict[str, Any]) -> lis
             name="get_result", arguments={"result_file_path": result_path}, ok=True, response=workbook
         ),
     ]
+
+
+def water_heater(block: str, inlet: str, outlet: str, *, kmol_hr: float, outlet_c: float) -> dict[str, Any]:
+    """A config of one Heater taking pure water (NRTL) from 25 C, 1 bar to ``outlet_c`` at 1 bar."""
+    water = {"FLOW_VALUE": 1.0, "FLOW_UNITS": "", "FLOW_BASIS": "MOLE-FRAC"}
+    flow = {
+        "FLOWBASE": "MOLE",
+        "TOTFLOW_VALUE": kmol_hr,
+        "TOTFLOW_UNITS": "kmol/hr",
+        "BASIS": "MOLE-FRAC",
+        "WATER": water,
+    }
+    spec = {"SPEC_OPT": "TP", "TEMP_VALUE": outlet_c, "TEMP_UNITS": "C", "PRES_VALUE": 1, "PRES_UNITS": "bar"}
+    return {
+        "components": [{"cid": "WATER", "name": "H2O", "cas_number": "7732-18-5", "database_name": "WATER"}],
+        "property_methods": [{"method_name": "NRTL", "is_basis_method": True}],
+        "blocks": [{"name": block, "type": "Heater"}],
+        "streams": [inlet, outlet],
+        "block_connections": {block: {inlet: "F(IN)", outlet: "P(OUT)"}},
+        "stream_data": {
+            inlet: {
+                "MIXED_SPEC": "TP",
+                "temperature": {"TEMP_VALUE": 25, "TEMP_UNITS": "C"},
+                "pressure": {"PRES_VALUE": 1, "PRES_UNITS": "bar"},
+                "flow": flow,
+            }
+        },
+        "blocks_Heater_data": {block: {"SPEC_DATA": spec}},
+    }
