@@ -8,9 +8,12 @@ torch: a spec's callables import their algorithm when they run.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from aspen_rl.errors import UsageError
 
 if TYPE_CHECKING:
     from agentlightning import Algorithm
@@ -88,3 +91,19 @@ class AlgorithmSpec:
     def default_mode(self) -> str:
         """``train`` for weight-training algorithms, else ``dev``."""
         return "train" if self.trains_weights else "dev"
+
+
+@contextmanager
+def usage_errors(
+    prefix: str = "", kinds: tuple[type[Exception], ...] = (ValueError, FileNotFoundError)
+) -> Iterator[None]:
+    """Turn a bad setting found in the block (``kinds``) into a :class:`UsageError` (an ``error:`` line).
+
+    Args:
+        prefix: Put before the message, e.g. ``"--algorithm grpo: "``.
+        kinds: The exceptions that mean bad settings (config errors are ``ValueError``; a missing file).
+    """
+    try:
+        yield
+    except kinds as exc:
+        raise UsageError(f"{prefix}{exc}") from exc

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aspen_rl.algorithms.base import AlgorithmSpec, BuildContext
-from aspen_rl.errors import UsageError
+from aspen_rl.algorithms.base import AlgorithmSpec, BuildContext, usage_errors
 
 if TYPE_CHECKING:
     from agentlightning import Algorithm
@@ -15,10 +14,8 @@ def preflight_verl(ctx: BuildContext) -> None:
     """verl, Ray, Hydra and a CUDA GPU are here, or the run stops before any service starts."""
     from aspen_rl.algorithms.verl_config import VerlUnavailableError, ensure_verl_available
 
-    try:
+    with usage_errors(kinds=(VerlUnavailableError,)):
         ensure_verl_available()
-    except VerlUnavailableError as exc:
-        raise UsageError(str(exc)) from exc
 
 
 def build_verl(ctx: BuildContext) -> Algorithm:
@@ -26,12 +23,12 @@ def build_verl(ctx: BuildContext) -> Algorithm:
     from aspen_rl.algorithms.verl import build_verl as build
     from aspen_rl.algorithms.verl_config import VerlUnavailableError
 
-    try:
-        return build(
+    refused = (VerlUnavailableError, ValueError, FileNotFoundError)  # VerlConfigError is a ValueError
+    with usage_errors(kinds=refused):
+        algorithm = build(
             ctx.settings, model=ctx.args.model, group_size=ctx.args.repeats, run_name=ctx.run_name or "verl"
         )
-    except (VerlUnavailableError, ValueError, FileNotFoundError) as exc:  # VerlConfigError: ValueError
-        raise UsageError(str(exc)) from exc
+    return algorithm
 
 
 VERL = AlgorithmSpec(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from aspen_rl.algorithms.base import BuildContext
+from aspen_rl.algorithms.base import BuildContext, usage_errors
 from aspen_rl.errors import UsageError
 
 HUB_TIMEOUT_S = 2.0
@@ -24,15 +24,13 @@ def preflight_grpo(ctx: BuildContext) -> None:
         UsageError: the first problem found, naming ``--algorithm grpo``.
     """
     from aspen_rl.algorithms.grpo.config import grpo_config_from_settings
-    from aspen_rl.algorithms.grpo.resume import ResumeRefused, check_resumable, resolve_checkpoint
+    from aspen_rl.algorithms.grpo.resume import check_resumable, resolve_checkpoint
 
     args = ctx.args
-    try:
+    with usage_errors("--algorithm grpo: "):
         config = grpo_config_from_settings(
             ctx.settings, model=args.model, group_size=args.repeats, seed=args.seed
         )
-    except (ValueError, FileNotFoundError) as exc:
-        raise UsageError(f"--algorithm grpo: {exc}") from exc
     local = Path(config.model).expanduser()
     if looks_local(config.model) and not local.is_dir():
         raise UsageError(
@@ -44,10 +42,8 @@ def preflight_grpo(ctx: BuildContext) -> None:
     if config.chat_template is not None and not Path(config.chat_template).expanduser().is_file():
         raise UsageError(f"--algorithm grpo: chat template not found: {config.chat_template}")
     if args.resume is not None:
-        try:
+        with usage_errors():  # not found, or a ResumeRefused (a ValueError)
             check_resumable(resolve_checkpoint(args.resume), config, named="--resume")
-        except (FileNotFoundError, ResumeRefused) as exc:
-            raise UsageError(str(exc)) from exc
 
 
 def looks_local(model: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aspen_rl.algorithms.base import AlgorithmSpec, BuildContext
+from aspen_rl.algorithms.base import AlgorithmSpec, BuildContext, usage_errors
 from aspen_rl.algorithms.grpo.preflight import preflight_grpo
 from aspen_rl.errors import UsageError
 
@@ -18,8 +18,8 @@ def build_grpo(ctx: BuildContext) -> GRPOAlgorithm:
         raise UsageError("--algorithm grpo writes checkpoints beside a run report, and this run has none")
     from aspen_rl.algorithms.grpo.algorithm import GRPOAlgorithm
 
-    try:
-        return GRPOAlgorithm.from_settings(
+    with usage_errors("--algorithm grpo: "):  # GRPOConfigError is a ValueError
+        algorithm = GRPOAlgorithm.from_settings(
             ctx.settings,
             ctx.resources,
             ctx.report,
@@ -29,8 +29,7 @@ def build_grpo(ctx: BuildContext) -> GRPOAlgorithm:
             resume=ctx.args.resume,
             test_dataset=ctx.splits.test if ctx.splits is not None else None,
         )
-    except (ValueError, FileNotFoundError) as exc:  # GRPOConfigError is a ValueError
-        raise UsageError(f"--algorithm grpo: {exc}") from exc
+    return algorithm
 
 
 GRPO = AlgorithmSpec(

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aspen_rl.algorithms.base import AlgorithmSpec, BuildContext
+from aspen_rl.algorithms.base import AlgorithmSpec, BuildContext, usage_errors
 from aspen_rl.errors import UsageError
 
 if TYPE_CHECKING:
     from aspen_rl.algorithms.prompt_opt.algorithm import PromptOptAlgorithm
+
+INVALID = "invalid algorithms.prompt_opt settings: "
 
 
 def preflight_prompt_opt(ctx: BuildContext) -> None:
     """The ``algorithms.prompt_opt`` section validates, before any service starts."""
     from aspen_rl.algorithms.prompt_opt.config import prompt_opt_config
 
-    try:
+    with usage_errors(INVALID, (ValueError,)):
         prompt_opt_config(ctx.settings)
-    except ValueError as exc:
-        raise UsageError(f"invalid algorithms.prompt_opt settings: {exc}") from exc
 
 
 def build_prompt_opt(ctx: BuildContext) -> PromptOptAlgorithm:
@@ -31,8 +31,8 @@ def build_prompt_opt(ctx: BuildContext) -> PromptOptAlgorithm:
         )
     from aspen_rl.algorithms.prompt_opt.algorithm import PromptOptAlgorithm
 
-    try:
-        return PromptOptAlgorithm.from_settings(
+    with usage_errors(INVALID, (ValueError,)):  # a bad section (pydantic) or critic setting
+        algorithm = PromptOptAlgorithm.from_settings(
             ctx.settings,
             ctx.resources,
             ctx.report,
@@ -41,8 +41,7 @@ def build_prompt_opt(ctx: BuildContext) -> PromptOptAlgorithm:
             seed=ctx.args.seed,
             test_dataset=ctx.splits.test,
         )
-    except ValueError as exc:  # a bad algorithms.prompt_opt section (pydantic) or critic setting
-        raise UsageError(f"invalid algorithms.prompt_opt settings: {exc}") from exc
+    return algorithm
 
 
 PROMPT_OPT = AlgorithmSpec(

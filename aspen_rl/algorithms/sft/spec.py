@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from aspen_rl.algorithms.base import AlgorithmSpec, BuildContext
+from aspen_rl.algorithms.base import AlgorithmSpec, BuildContext, usage_errors
 from aspen_rl.errors import UsageError
 
 if TYPE_CHECKING:
@@ -36,10 +36,8 @@ def run_sft_cli(args: argparse.Namespace, console: Console) -> int:
     """Check before any work, train, save; says where the checkpoint went and how GRPO starts from it."""
     from aspen_rl.algorithms.sft.algorithm import run_sft
 
-    try:
+    with usage_errors("--algorithm sft: "):  # SFTConfigError, SFTPreflightError are ValueErrors
         path = run_sft(sft_config_from_args(args), resume=args.resume, console=console, log_file=True)
-    except (ValueError, FileNotFoundError) as exc:  # SFTConfigError, SFTPreflightError are ValueErrors
-        raise UsageError(f"--algorithm sft: {exc}") from exc
     console.print(f"SFT checkpoint written to {path} (start GRPO from it: --algorithm grpo --model {path})")
     return 0
 
