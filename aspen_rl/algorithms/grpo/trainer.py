@@ -25,8 +25,6 @@ from aspen_rl.algorithms.grpo.engine.base import RolloutEngine
 from aspen_rl.algorithms.grpo.logprobs import token_logprobs
 from aspen_rl.algorithms.grpo.loss import grpo_token_loss, token_weights, weighted_sum
 from aspen_rl.algorithms.grpo.model import (
-    apply_lora,
-    disable_dropout,
     is_peft_model,
     load_policy,
     resolve_device,
@@ -35,6 +33,7 @@ from aspen_rl.algorithms.grpo.model import (
 from aspen_rl.algorithms.grpo.row_batch import RowBatch, collate
 from aspen_rl.algorithms.grpo.types import RolloutSample, TrajectoryRow
 from aspen_rl.algorithms.lr_schedule import warmup_schedule
+from aspen_rl.algorithms.trainable import make_trainable
 
 Group = Sequence[RolloutSample | tuple[Sequence[TrajectoryRow], float]]
 """The G rollouts of one task: ``RolloutSample``s or ``(rows, reward)`` pairs."""
@@ -102,14 +101,9 @@ class GRPOTrainer:
             model, loaded_tokenizer = load_policy(config)
             tokenizer = tokenizer if tokenizer is not None else loaded_tokenizer
         self.device = resolve_device(config.device)
-        model.to(self.device)
-        if config.lora.enabled and not is_peft_model(model):
-            model = apply_lora(model, config.lora)
-        disable_dropout(model)  # after wrapping: adapters bring their own dropout modules
-        if config.gradient_checkpointing:
-            model.gradient_checkpointing_enable()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
-            if is_peft_model(model):
-                model.enable_input_require_grads()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
+        model = make_trainable(
+            model, self.device, config.lora, gradient_checkpointing=config.gradient_checkpointing
+        )
         self.model = model
         self.tokenizer = tokenizer
         self.ref_model = ref_model

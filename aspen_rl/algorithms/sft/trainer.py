@@ -21,7 +21,6 @@ from torch.optim.lr_scheduler import LRScheduler
 
 from aspen_rl.algorithms.grpo.loss import selective_logprobs
 from aspen_rl.algorithms.grpo.model import (
-    apply_lora,
     disable_dropout,
     is_peft_model,
     resolve_device,
@@ -41,6 +40,7 @@ from aspen_rl.algorithms.sft.checkpoint import (
     write_state,
 )
 from aspen_rl.algorithms.sft.config import SFTConfig
+from aspen_rl.algorithms.trainable import make_trainable
 
 logger = logging.getLogger(__name__)
 
@@ -86,14 +86,9 @@ class SFTTrainer:
             model, loaded = load_base(config)
             tokenizer = tokenizer if tokenizer is not None else loaded
         self.device = resolve_device(config.device)
-        model.to(self.device)
-        if config.lora.enabled and not is_peft_model(model):
-            model = apply_lora(model, config.lora)
-        disable_dropout(model)
-        if config.gradient_checkpointing:
-            model.gradient_checkpointing_enable()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
-            if is_peft_model(model):
-                model.enable_input_require_grads()  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
+        model = make_trainable(
+            model, self.device, config.lora, gradient_checkpointing=config.gradient_checkpointing
+        )
         self.model = model
         self.tokenizer = tokenizer
         pad = getattr(tokenizer, "pad_token_id", None)
