@@ -11,11 +11,16 @@ if TYPE_CHECKING:
 
 
 def preflight_verl(ctx: BuildContext) -> None:
-    """verl, Ray, Hydra and a CUDA GPU are here, or the run stops before any service starts."""
+    """verl, Ray, Hydra and a CUDA GPU are here and the config (the one the build uses) is valid, or the run
+    stops before any service starts."""
     from aspen_rl.algorithms.verl_config import VerlUnavailableError, ensure_verl_available
 
     with usage_errors(kinds=(VerlUnavailableError,)):
         ensure_verl_available()
+    from aspen_rl.algorithms.verl import verl_config_from_settings
+
+    with usage_errors():  # VerlConfigError is a ValueError
+        verl_config_from_settings(ctx.settings, model=ctx.args.model, group_size=ctx.args.repeats)
 
 
 def build_verl(ctx: BuildContext) -> Algorithm:
