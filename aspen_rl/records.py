@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from aspen_rl.failures import FailureKind, Fault
+from aspen_rl.reward.base import RewardBreakdown
 
 RolloutStatus = Literal["ok", "error", "timeout", "lost"]
 """``ok``: the agent answered; ``error``: an exception or an unreachable service ended the rollout;
@@ -22,21 +23,6 @@ class ToolCallSummary(BaseModel):
     failure: FailureKind | None = None
     latency_s: float = 0.0
     arguments: str = Field(default="", description="JSON of the arguments, truncated")
-
-
-class RewardScores(BaseModel):
-    """The reward of a rollout: total and dimensions (each in [0, 1]) and the sub-scores behind them.
-
-    ``details`` holds the reward function's named sub-scores and counts (for the shipped reward:
-    ``targets.met``, ``values.reported``, ``numbers.grounded``, ``numbers.hallucinated``,
-    ``calls.failed``, ``calls.invalid``... see :mod:`aspen_rl.reward.aspen`).
-    """
-
-    total: float = 0.0
-    completion: float = 0.0
-    tool_efficiency: float = 0.0
-    response_quality: float = 0.0
-    details: dict[str, float] = Field(default_factory=dict)
 
 
 class RolloutTiming(BaseModel):
@@ -68,7 +54,7 @@ class RolloutRecord(BaseModel):
     status: RolloutStatus = "ok"
     error: str | None = None
     failure: FailureKind | None = None
-    reward: RewardScores = Field(default_factory=RewardScores)
+    reward: RewardBreakdown = Field(default_factory=lambda: RewardBreakdown(total=0.0))
     tool_calls: list[ToolCallSummary] = Field(default_factory=list)
     final_answer: str = ""
     timing: RolloutTiming = Field(default_factory=RolloutTiming)

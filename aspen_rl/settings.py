@@ -40,10 +40,11 @@ class BaselineSettings(BaseModel):
 
 
 class AlgorithmsSettings(BaseModel):
-    """Per-algorithm sections, one per registered algorithm (:mod:`aspen_rl.algorithms.registry`).
+    """Per-algorithm sections: ``algorithms.<name>``, one per registered algorithm.
 
-    Sections without a model here (prompt_opt, grpo, verl) are kept as dicts and checked by their
-    algorithm's own typed config; a section naming no registered algorithm (``grop:``) is refused.
+    Sections without a model here (prompt_opt, grpo, verl) are kept as given and read by their
+    algorithm's own typed config (:meth:`section`); the CLI refuses a section naming no registered
+    algorithm (``grop:``) where the registry is known (``registry.check_algorithm_sections``).
     """
 
     model_config = ConfigDict(extra="allow")
@@ -51,14 +52,21 @@ class AlgorithmsSettings(BaseModel):
     baseline: BaselineSettings = Field(default_factory=BaselineSettings)
 
     @model_validator(mode="after")
-    def _known_sections(self) -> AlgorithmsSettings:
-        from aspen_rl.algorithms.names import known_names
-
-        known = known_names()
-        unknown = sorted(k for k in (self.model_extra or {}) if k not in known)
-        if unknown:
-            raise ValueError(f"unknown algorithm section(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    def _sections_are_mappings(self) -> AlgorithmsSettings:
+        bad = sorted(
+            k for k, v in (self.model_extra or {}).items() if v is not None and not isinstance(v, dict)
+        )
+        if bad:
+            raise ValueError(f"algorithm section(s) {', '.join(bad)} must be a mapping of settings")
         return self
+
+    def section(self, name: str) -> dict[str, Any]:
+        """The ``algorithms.<name>`` section as given (a copy; empty when absent), for its typed config."""
+        return dict((self.model_extra or {}).get(name) or {})
+
+    def section_names(self) -> tuple[str, ...]:
+        """The names of the sections given, the typed ones included."""
+        return ("baseline", *(self.model_extra or {}))
 
 
 class Settings(BaseSettings):

@@ -114,6 +114,109 @@ def schema_text(answer: dict[str, Any], max_chars: int | None = SCHEMA_MAX_CHARS
     return text
 
 
+Outcome = tuple[FailureKind | None, str | None, Any, str]
+"""A tool action's end: the failure (``None``: ok), the error line, the raw answer, the model's text."""
+
+
+class _Recorder:
+    """Runs a tool's action and appends the call to the rollout's trace; a tool answers, it never raises."""
+
+    def __init__(self, trace: RunTrace) -> None:
+        self.trace = trace
+
+    async def call(
+        self, name: str, arguments: dict[str, Any], action: Callable[[], Awaitable[Outcome]]
+    ) -> str:
+        """Run ``action``, record the call (timed, typed failure) and return what the model reads."""
+        started_at = datetime.now(UTC)
+        t0 = time.perf_counter()
+        try:
+            failure, error, response, text = await action()
+        except Exception as exc:  # a tool must answer, never crash the agent loop
+            failure = failure_of(exc)
+            if failure is FailureKind.TOOL_CRASHED:
+                logger.exception("tool %s failed unexpectedly", name)
+            answer = _describe(exc)
+            error = f"{answer['error_type']}: {answer['error_message']}"
+            response = exc.json if isinstance(exc, SimulatorHTTPError) else None
+            text = dumps(answer)
+        self.trace.record(
+            RecordedToolCall(
+                name=name,
+                arguments=arguments,
+                ok=failure is None,
+                error=error,
+                failure=failure,
+                latency_s=time.perf_counter() - t0,
+                response=response,
+                started_at=started_at,
+            )
+        )
+        return text
+
+    def reject(self, config: Any, error_type: str, message: str) -> str:
+        """Record a run_simulation call refused before reaching the simulator."""
+        error = f"{error_type}: {message}"
+        self.trace.record(
+            RecordedToolCall(
+                name=RUN_SIMULATION,
+                arguments={"config": config},
+                ok=False,
+                error=error,
+                failure=FailureKind.BAD_CALL,
+            )
+        )
+        return dumps(_error(error_type, message))
+
+
+async def _fetch_schema(client: SimulatorClient, requested: list[str], max_chars: int | None) -> Outcome:
+    types = list(dict.fromkeys(["base", *requested]))
+    answer = await client.get_schema(types)
+    if answer.get("success") is False:
+        missing = answer.get("not_found") or []
+        reason = answer.get("message") or f"schema parts not found: {missing}"
+        return FailureKind.BAD_CALL, f"SchemaNotFound: {reason}", answer, dumps(answer)
+    return None, None, answer, schema_text(answer, max_chars)
+
+
+def _parse_config(config: Any) -> dict[str, Any] | tuple[str, str]:
+    """The config as a JSON object, or why it is refused before the simulator: (error type, message)."""
+    parsed: Any = config
+    if isinstance(config, str):
+        try:
+            parsed = json.loads(_strip_code_fence(config))
+        except json.JSONDecodeError as exc:
+            return (
+                "InvalidJSON",
+                f"config is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            )
+    if not isinstance(parsed, dict):
+        message = f"config must be a JSON object (a flowsheet config), got {type(parsed).__name__}"
+        return "InvalidConfig", message
+    return parsed
+
+
+async def _simulate(client: SimulatorClient, config: dict[str, Any]) -> Outcome:
+    answer = await client.run_simulation(config)
+    shown = run_answer_for_model(answer)
+    failure = run_failure_kind(answer)
+    if failure is None:
+        return None, None, answer, dumps(shown)
+    kind = str(answer.get("error_code") or answer.get("error_type") or "SimulationFailed")
+    message = str(answer.get("error_message", ""))
+    error = message if message.startswith(kind) else f"{kind}: {message}"
+    return failure, error, answer, dumps(shown)
+
+
+async def _read_result(client: SimulatorClient, result_file_path: str, only: list[str] | None) -> Outcome:
+    document = await client.get_result(result_file_path)
+    if not is_workbook(document):
+        reason = document.get("error") or document.get("message") or "not a results workbook"
+        shown = dumps(_error("ResultError", str(reason)))
+        return FailureKind.BAD_CALL, f"ResultError: {reason}", document, shown
+    return None, None, document, render_workbook(document, only=only)
+
+
 def build_tools(
     client: SimulatorClient, trace: RunTrace, *, schema_max_chars: int | None = SCHEMA_MAX_CHARS
 ) -> list[Tool]:
@@ -130,51 +233,7 @@ def build_tools(
         LLM-facing docstrings (usable with ``autogen_core.tools.FunctionTool``). They never
         raise on simulator or input errors: the error comes back as JSON text.
     """
-
-    async def _record(
-        name: str,
-        arguments: dict[str, Any],
-        action: Callable[[], Awaitable[tuple[FailureKind | None, str | None, Any, str]]],
-    ) -> str:
-        started_at = datetime.now(UTC)
-        t0 = time.perf_counter()
-        try:
-            failure, error, response, text = await action()
-        except Exception as exc:  # a tool must answer, never crash the agent loop
-            failure = failure_of(exc)
-            if failure is FailureKind.TOOL_CRASHED:
-                logger.exception("tool %s failed unexpectedly", name)
-            answer = _describe(exc)
-            error = f"{answer['error_type']}: {answer['error_message']}"
-            response = exc.json if isinstance(exc, SimulatorHTTPError) else None
-            text = dumps(answer)
-        trace.record(
-            RecordedToolCall(
-                name=name,
-                arguments=arguments,
-                ok=failure is None,
-                error=error,
-                failure=failure,
-                latency_s=time.perf_counter() - t0,
-                response=response,
-                started_at=started_at,
-            )
-        )
-        return text
-
-    def _reject(config: Any, error_type: str, message: str) -> str:
-        """Record a run_simulation call refused before reaching the simulator."""
-        error = f"{error_type}: {message}"
-        trace.record(
-            RecordedToolCall(
-                name=RUN_SIMULATION,
-                arguments={"config": config},
-                ok=False,
-                error=error,
-                failure=FailureKind.BAD_CALL,
-            )
-        )
-        return dumps(_error(error_type, message))
+    recorder = _Recorder(trace)
 
     async def get_schema(
         block_types: Annotated[
@@ -186,17 +245,9 @@ def build_tools(
         if isinstance(block_types, str):  # tolerate "Heater,Flash2"
             block_types = block_types.split(",")
         requested = [str(t).strip() for t in block_types if str(t).strip()]
-
-        async def action() -> tuple[FailureKind | None, str | None, Any, str]:
-            types = list(dict.fromkeys(["base", *requested]))
-            answer = await client.get_schema(types)
-            if answer.get("success") is False:
-                missing = answer.get("not_found") or []
-                reason = answer.get("message") or f"schema parts not found: {missing}"
-                return FailureKind.BAD_CALL, f"SchemaNotFound: {reason}", answer, dumps(answer)
-            return None, None, answer, schema_text(answer, schema_max_chars)
-
-        return await _record(GET_SCHEMA, {"block_types": requested}, action)
+        return await recorder.call(
+            GET_SCHEMA, {"block_types": requested}, lambda: _fetch_schema(client, requested, schema_max_chars)
+        )
 
     async def run_simulation(
         config: Annotated[
@@ -205,47 +256,21 @@ def build_tools(
         ],
     ) -> str:
         """Run a flowsheet simulation: result_file_path for get_result, or an error_message to fix."""
-        parsed: Any = config
-        if isinstance(config, str):
-            try:
-                parsed = json.loads(_strip_code_fence(config))
-            except json.JSONDecodeError as exc:
-                message = f"config is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-                return _reject(config, "InvalidJSON", message)
-        if not isinstance(parsed, dict):
-            message = f"config must be a JSON object (a flowsheet config), got {type(parsed).__name__}"
-            return _reject(config, "InvalidConfig", message)
-
-        async def action() -> tuple[FailureKind | None, str | None, Any, str]:
-            answer = await client.run_simulation(parsed)
-            shown = run_answer_for_model(answer)
-            failure = run_failure_kind(answer)
-            if failure is None:
-                return None, None, answer, dumps(shown)
-            kind = str(answer.get("error_code") or answer.get("error_type") or "SimulationFailed")
-            message = str(answer.get("error_message", ""))
-            error = message if message.startswith(kind) else f"{kind}: {message}"
-            return failure, error, answer, dumps(shown)
-
-        return await _record(RUN_SIMULATION, {"config": parsed}, action)
+        parsed = _parse_config(config)
+        if isinstance(parsed, tuple):
+            return recorder.reject(config, *parsed)
+        return await recorder.call(RUN_SIMULATION, {"config": parsed}, lambda: _simulate(client, parsed))
 
     async def get_result(
         result_file_path: Annotated[str, "From a successful run_simulation"],
         only: Annotated[list[str] | None, "Stream and block names to show (default: all)"] = None,
     ) -> str:
         """Read a run's results: the stream table and "NAME = value unit" lines per block."""
-
-        async def action() -> tuple[FailureKind | None, str | None, Any, str]:
-            document = await client.get_result(result_file_path)
-            if not is_workbook(document):
-                reason = document.get("error") or document.get("message") or "not a results workbook"
-                shown = dumps(_error("ResultError", str(reason)))
-                return FailureKind.BAD_CALL, f"ResultError: {reason}", document, shown
-            return None, None, document, render_workbook(document, only=only)
-
         arguments: dict[str, Any] = {RESULT_FILE_PATH: result_file_path}
         if only is not None:
             arguments["only"] = only
-        return await _record(GET_RESULT, arguments, action)
+        return await recorder.call(
+            GET_RESULT, arguments, lambda: _read_result(client, result_file_path, only)
+        )
 
     return [get_schema, run_simulation, get_result]

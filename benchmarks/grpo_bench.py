@@ -338,14 +338,107 @@ def part_ours(args: argparse.Namespace) -> list[Result]:
     return results
 
 
+@dataclass
+class _TRLTimes:
+    """What TRL's GRPOTrainer spent per step, phase by phase (filled by :meth:`instrument`)."""
+
+    gen_times: list[float] = field(default_factory=list)
+    gen_tokens: list[int] = field(default_factory=list)
+    gen_peaks: list[float | None] = field(default_factory=list)
+    gen_resident: list[float | None] = field(default_factory=list)
+    update_resident: list[float | None] = field(default_factory=list)
+    score_times: list[float] = field(default_factory=list)
+    step_times: list[float] = field(default_factory=list)
+    step_peaks: list[float | None] = field(default_factory=list)
+
+    def instrument(self, trainer: Any, device: torch.device) -> None:
+        """Time the trainer's generate, generate-and-score and whole steps (the update is the rest)."""
+        from transformers import TrainerCallback
+
+        generate = trainer._generate_single_turn
+        score = trainer._generate_and_score_completions
+        times = self
+
+        def timed_generate(*a: Any, **k: Any) -> Any:
+            times.gen_resident.append(_reset_peak(device))
+            start = time.perf_counter()
+            out_ = generate(*a, **k)
+            _sync(device)
+            times.gen_times.append(time.perf_counter() - start)
+            times.gen_peaks.append(_peak_gib(device))
+            times.gen_tokens.append(sum(len(c) for c in out_[0]))
+            return out_
+
+        def timed_score(*a: Any, **k: Any) -> Any:
+            _sync(device)
+            start = time.perf_counter()
+            out_ = score(*a, **k)
+            _sync(device)
+            times.score_times.append(time.perf_counter() - start)
+            times.update_resident.append(_reset_peak(device))  # the step's peak from here on is the update's
+            return out_
+
+        trainer._generate_single_turn = timed_generate
+        trainer._generate_and_score_completions = timed_score
+
+        class Timer(TrainerCallback):
+            start = 0.0
+
+            def on_step_begin(self, *a: Any, **k: Any) -> None:
+                _sync(device)
+                Timer.start = time.perf_counter()
+
+            def on_step_end(self, *a: Any, **k: Any) -> None:
+                _sync(device)
+                times.step_times.append(time.perf_counter() - Timer.start)
+                times.step_peaks.append(_peak_gib(device))
+
+        trainer.add_callback(Timer())
+
+    def check(self) -> None:
+        """One generate, one generate-and-score and one step per training step, or the timing is void."""
+        if len(self.step_times) != len(self.score_times) or len(self.gen_times) != len(self.score_times):
+            raise RuntimeError(
+                f"TRL phases do not line up: {len(self.step_times)} steps, {len(self.score_times)} "
+                f"generate-and-score calls, {len(self.gen_times)} generate calls (expected one each per step)"
+            )
+
+
+def _trl_config(args: argparse.Namespace, output_dir: str, device: torch.device) -> Any:
+    """TRL's GRPOConfig matching ours: lengths, batch, group size, micro-batching, clipping, no KL."""
+    from trl import GRPOConfig as TRLConfig
+
+    return TRLConfig(
+        output_dir=output_dir,
+        per_device_train_batch_size=args.micro_batch,
+        gradient_accumulation_steps=args.batch // args.micro_batch,
+        num_generations=args.group,
+        max_completion_length=args.new_tokens,
+        generation_kwargs={"min_new_tokens": args.new_tokens},  # as our ignore_eos: full length
+        max_steps=args.steps + 1,
+        learning_rate=1e-6,
+        logging_steps=1,
+        report_to="none",
+        save_strategy="no",
+        disable_tqdm=True,
+        bf16=device.type == "cuda",
+        use_cpu=device.type == "cpu",
+        gradient_checkpointing=args.trl_gradient_checkpointing,
+        epsilon=0.2,
+        epsilon_high=0.28,
+        beta=0.0,
+        disable_dropout=True,
+        shuffle_dataset=False,
+        seed=0,
+    )
+
+
 def part_trl(args: argparse.Namespace) -> list[Result]:
     """TRL's GRPOTrainer on the same policy, lengths, batch, group size and micro-batching."""
     if importlib.util.find_spec("trl") is None:
         print("trl is not installed: the TRL GRPOTrainer comparison is skipped (pip install trl datasets)")
         return []
     from datasets import Dataset
-    from transformers import TrainerCallback
-    from trl import GRPOConfig as TRLConfig
     from trl import GRPOTrainer as TRLTrainer
 
     device = _gpu_device(args)
@@ -363,109 +456,44 @@ def part_trl(args: argparse.Namespace) -> list[Result]:
     def reward(completions: list[Any], **_: Any) -> list[float]:
         return [rng.random() for _ in completions]  # random, as ours: no group has zero variance
 
-    gen_times: list[float] = []
-    gen_tokens: list[int] = []
-    gen_peaks: list[float | None] = []
-    gen_resident: list[float | None] = []
-    update_resident: list[float | None] = []
-    score_times: list[float] = []
-    step_times: list[float] = []
-    step_peaks: list[float | None] = []
-
+    times = _TRLTimes()
     with tempfile.TemporaryDirectory() as out:
-        trl_args = TRLConfig(
-            output_dir=out,
-            per_device_train_batch_size=args.micro_batch,
-            gradient_accumulation_steps=args.batch // args.micro_batch,
-            num_generations=args.group,
-            max_completion_length=args.new_tokens,
-            generation_kwargs={"min_new_tokens": args.new_tokens},  # as our ignore_eos: full length
-            max_steps=args.steps + 1,
-            learning_rate=1e-6,
-            logging_steps=1,
-            report_to="none",
-            save_strategy="no",
-            disable_tqdm=True,
-            bf16=device.type == "cuda",
-            use_cpu=device.type == "cpu",
-            gradient_checkpointing=args.trl_gradient_checkpointing,
-            epsilon=0.2,
-            epsilon_high=0.28,
-            beta=0.0,
-            disable_dropout=True,
-            shuffle_dataset=False,
-            seed=0,
-        )
         trainer = TRLTrainer(
             model=model,
             reward_funcs=[reward],
-            args=trl_args,
+            args=_trl_config(args, out, device),
             train_dataset=dataset,
             processing_class=tokenizer,
         )
-        generate = trainer._generate_single_turn
-        score = trainer._generate_and_score_completions
-
-        def timed_generate(*a: Any, **k: Any) -> Any:
-            gen_resident.append(_reset_peak(device))
-            start = time.perf_counter()
-            out_ = generate(*a, **k)
-            _sync(device)
-            gen_times.append(time.perf_counter() - start)
-            gen_peaks.append(_peak_gib(device))
-            gen_tokens.append(sum(len(c) for c in out_[0]))
-            return out_
-
-        def timed_score(*a: Any, **k: Any) -> Any:
-            _sync(device)
-            start = time.perf_counter()
-            out_ = score(*a, **k)
-            _sync(device)
-            score_times.append(time.perf_counter() - start)
-            update_resident.append(_reset_peak(device))  # the step's peak from here on is the update's
-            return out_
-
-        trainer._generate_single_turn = timed_generate
-        trainer._generate_and_score_completions = timed_score
-
-        class Timer(TrainerCallback):
-            start = 0.0
-
-            def on_step_begin(self, *a: Any, **k: Any) -> None:
-                _sync(device)
-                Timer.start = time.perf_counter()
-
-            def on_step_end(self, *a: Any, **k: Any) -> None:
-                _sync(device)
-                step_times.append(time.perf_counter() - Timer.start)
-                step_peaks.append(_peak_gib(device))
-
-        trainer.add_callback(Timer())
+        times.instrument(trainer, device)
         trainer.train()
-    if len(step_times) != len(score_times) or len(gen_times) != len(score_times):
-        raise RuntimeError(
-            f"TRL phases do not line up: {len(step_times)} steps, {len(score_times)} generate-and-score "
-            f"calls, {len(gen_times)} generate calls (expected one of each per step)"
-        )
-    timed = slice(1, None) if len(step_times) > 1 else slice(None)  # the first step is the warm-up
-    gen_s = statistics.median(gen_times[timed])
-    score_s = statistics.median(score_times[timed])
-    update_s = statistics.median([s - g for s, g in zip(step_times[timed], score_times[timed], strict=True)])
-    step_s = statistics.median(step_times[timed])
-    gen_peak = max((p for p in gen_peaks[timed] if p is not None), default=None)
-    update_peak = max((p for p in step_peaks[timed] if p is not None), default=None)
+    times.check()
+    return _trl_results(args, name, times)
+
+
+def _trl_results(args: argparse.Namespace, name: str, times: _TRLTimes) -> list[Result]:
+    """The medians of the timed steps (the first is the warm-up) as generate, update and step rows."""
+    timed = slice(1, None) if len(times.step_times) > 1 else slice(None)
+    gen_s = statistics.median(times.gen_times[timed])
+    score_s = statistics.median(times.score_times[timed])
+    update_s = statistics.median(
+        [s - g for s, g in zip(times.step_times[timed], times.score_times[timed], strict=True)]
+    )
+    step_s = statistics.median(times.step_times[timed])
+    gen_peak = max((p for p in times.gen_peaks[timed] if p is not None), default=None)
+    update_peak = max((p for p in times.step_peaks[timed] if p is not None), default=None)
     step_tokens = args.batch * (args.prompt_len + args.new_tokens)
     ckpt = "on" if args.trl_gradient_checkpointing else "off"
     return [
         Result(
             name,
             f"TRL generate (transformers, batch {args.batch})",
-            gen_tokens[-1],
+            times.gen_tokens[-1],
             gen_s,
             f"generate+score {score_s:.3f}s",
             gen_peak,
             "trl.generate",
-            {"resident_gib": gen_resident[-1]},
+            {"resident_gib": times.gen_resident[-1]},
         ),
         Result(
             name,
@@ -475,14 +503,14 @@ def part_trl(args: argparse.Namespace) -> list[Result]:
             "step minus generate+score",
             update_peak,
             "trl.update",
-            {"resident_gib": update_resident[-1]},
+            {"resident_gib": times.update_resident[-1]},
         ),
         Result(
             name,
             "TRL step (generate + update)",
             step_tokens,
             step_s,
-            f"median of {len(step_times[timed])} steps",
+            f"median of {len(times.step_times[timed])} steps",
             max((p for p in (gen_peak, update_peak) if p is not None), default=None),
             "trl.step",
         ),

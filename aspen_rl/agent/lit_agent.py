@@ -16,8 +16,9 @@ from aspen_rl.agent.failures import rollout_failure
 from aspen_rl.agent.model_client import build_model_client, resolve_llm
 from aspen_rl.agent.prompts import system_prompt_from
 from aspen_rl.failures import FailureKind
-from aspen_rl.records import RewardScores, RolloutRecord, RolloutTiming, ToolCallSummary
+from aspen_rl.records import RolloutRecord, RolloutTiming, ToolCallSummary
 from aspen_rl.reward import AspenReward, RewardFn, load_reward_fn
+from aspen_rl.reward.base import RewardBreakdown
 from aspen_rl.settings import Settings
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.tasks import AspenTask
@@ -102,10 +103,10 @@ class AspenLitAgent(LitAgent[AspenTask]):
         broken = trace.infrastructure_failure  # it disturbed the rollout: whatever followed says nothing
         if broken is not None and (failure is None or not failure.is_infrastructure):
             status, failure, trace.error = "error", broken.failure, broken.error
-        reward = RewardScores()
+        reward = RewardBreakdown(total=0.0)
         if status == "ok":
             try:
-                reward = RewardScores(**self.reward_fn(task, trace).model_dump())
+                reward = RewardBreakdown.model_validate(self.reward_fn(task, trace).model_dump())
             except Exception as exc:  # an odd simulator answer must not escape the rollout either
                 status, failure = "error", FailureKind.REWARD_CRASHED
                 trace.error = f"reward computation failed: {type(exc).__name__}: {exc}"

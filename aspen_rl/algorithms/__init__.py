@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 from aspen_rl._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from aspen_rl.algorithms.base import AlgorithmSpec, BuildContext
     from aspen_rl.algorithms.baseline import BaselineAlgorithm
     from aspen_rl.algorithms.registry import (
-        AlgorithmSpec,
-        BuildContext,
         algorithm_names,
         get_algorithm,
         register_algorithm,
@@ -25,8 +24,8 @@ if TYPE_CHECKING:
     from aspen_rl.records import RolloutRecord
 
 _LAZY = {
-    "AlgorithmSpec": "aspen_rl.algorithms.registry",
-    "BuildContext": "aspen_rl.algorithms.registry",
+    "AlgorithmSpec": "aspen_rl.algorithms.base",
+    "BuildContext": "aspen_rl.algorithms.base",
     "algorithm_names": "aspen_rl.algorithms.registry",
     "get_algorithm": "aspen_rl.algorithms.registry",
     "register_algorithm": "aspen_rl.algorithms.registry",

@@ -13,7 +13,8 @@ from agentlightning.emitter.reward import find_final_reward
 from agentlightning.store.base import LightningStore
 
 from aspen_rl.failures import FailureKind
-from aspen_rl.records import RewardScores, RolloutRecord
+from aspen_rl.records import RolloutRecord
+from aspen_rl.reward.base import RewardBreakdown
 from aspen_rl.tasks import AspenTask
 
 logger = logging.getLogger(__name__)
@@ -102,7 +103,7 @@ async def read_record(store: LightningStore, rollout_id: str, task: AspenTask, s
     reward = find_final_reward(spans)
     record = _lost(rollout_id, task, f"rollout ended with status {status} without a record")
     if reward is not None:
-        record.reward = RewardScores(total=reward)
+        record.reward = RewardBreakdown(total=reward)
     return record
 
 

@@ -46,7 +46,8 @@ class RewardWeights(BaseModel):
 class RewardBreakdown(BaseModel):
     """The reward of one rollout: its total, the three dimensions and the sub-scores behind them.
 
-    A custom reward may leave the dimensions at 0 and report only ``total`` (and any ``details``).
+    A custom reward may leave the dimensions at 0 and report only ``total`` (and any ``details``). It is
+    also how a rollout's reward is stored (``RolloutRecord.reward``, :mod:`aspen_rl.records`).
 
     Attributes:
         total: The reward the algorithm optimises, in [0, 1].

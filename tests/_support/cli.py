@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -46,3 +47,14 @@ def run_cli_in(workdir: Path, *args: str, timeout: float = 240, env: dict[str, s
         f"exit {proc.returncode}\nSTDOUT:\n{proc.stdout}\nSTDERR:\n{proc.stderr[-4000:]}"
     )
     return Run(proc, output_dir)
+
+
+def wait_for_rollouts(proc: subprocess.Popen[str], output_dir: Path, count: int, timeout_s: float) -> None:
+    """Return once the run writing ``output_dir`` has recorded ``count`` rollouts, has ended, or
+    ``timeout_s`` has passed (the caller then stops a service mid-run)."""
+    rollouts = output_dir / "rollouts.jsonl"
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        if rollouts.is_file() and len(rollouts.read_text().splitlines()) >= count:
+            return
+        time.sleep(0.05)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-import uvicorn
+from _support.chat_model import ServedChatModel
 from agentlightning import LLM, PromptTemplate, ProxyLLM
 from fastapi import Request
 
@@ -19,13 +17,13 @@ from aspen_rl.agent.model_client import resolve_llm
 from aspen_rl.policy.openai_app import create_policy_app
 from aspen_rl.policy.scripted import ScriptedPolicy
 from aspen_rl.settings import Settings
-from aspen_rl.subprocesses import free_port, mock_simulator
+from aspen_rl.subprocesses import mock_simulator
 from aspen_rl.tasks import load_split
 
 TASK = load_split("train")[0]
 
 
-class CapturingPolicy:
+class CapturingPolicy(ServedChatModel):
     """The scripted policy on a loopback port, keeping every chat-completions request body."""
 
     def __init__(self, latency_s: float = 0.0) -> None:
@@ -38,15 +36,7 @@ class CapturingPolicy:
                 self.requests.append(json.loads(await request.body()))
             return await call_next(request)
 
-        self.port = free_port()
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error"))
-        threading.Thread(target=self.server.run, daemon=True).start()
-        while not self.server.started:
-            time.sleep(0.01)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        super().__init__(app)
 
 
 @pytest.fixture(scope="module")

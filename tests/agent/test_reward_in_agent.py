@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
+from _support.chat_model import ServedChatModel
 from agentlightning import LLM
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -19,7 +17,7 @@ from aspen_rl.policy.openai_app import _completion
 from aspen_rl.policy.scripted import AnswerAction, ScriptedPolicy
 from aspen_rl.reward import AspenReward, RewardBreakdown
 from aspen_rl.settings import Settings
-from aspen_rl.subprocesses import free_port, mock_simulator
+from aspen_rl.subprocesses import mock_simulator
 from aspen_rl.tasks import AspenTask, load_split
 from aspen_rl.trace import RunTrace
 
@@ -30,7 +28,7 @@ BAD_CALLS = (
 )
 
 
-class SloppyThenScripted:
+class SloppyThenScripted(ServedChatModel):
     """A model endpoint: first the invalid calls of ``BAD_CALLS``, then the scripted reference solution."""
 
     def __init__(self) -> None:
@@ -57,15 +55,7 @@ class SloppyThenScripted:
             ]
             return JSONResponse(_completion(policy.next_action(clean), "m"))
 
-        self.port = free_port()
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error"))
-        threading.Thread(target=self.server.run, daemon=True).start()
-        while not self.server.started:
-            time.sleep(0.01)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        super().__init__(app)
 
 
 def _bad_ids(message: dict[str, Any]) -> bool:

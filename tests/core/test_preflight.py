@@ -108,27 +108,29 @@ def test_limit_zero_without_task_files_is_refused(tmp_path: Path) -> None:
 
 
 def test_limit_zero_with_a_task_file_runs_only_that_file(tmp_path: Path) -> None:
+    from aspen_rl.algorithms.registry import get_algorithm
     from aspen_rl.cli import build_parser
+    from aspen_rl.run.inputs import load_task_splits
     from aspen_rl.settings import Settings
     from aspen_rl.tasks import load_split, save_tasks
-    from aspen_rl.train import _load_tasks
 
     mine = load_split("train")[0].model_copy(update={"task_id": "mine-1", "split": None})
     save_tasks([mine], tmp_path / "mine.jsonl")
     args = build_parser().parse_args(["--tasks", str(tmp_path / "mine.jsonl"), "--limit", "0"])
-    splits = _load_tasks(args, Settings(_env_file=None))
+    splits = load_task_splits(args, Settings(_env_file=None), get_algorithm("baseline"))
     assert [t.task_id for t in splits.all()] == ["mine-1"] and splits.train[0].split == "custom"
 
 
 def test_temperature_zero_reaches_the_models_resource_for_a_greedy_evaluation(tmp_path: Path) -> None:
     from aspen_rl.cli import build_parser
-    from aspen_rl.train import _llm_resource, _load_settings
+    from aspen_rl.run.inputs import load_run_settings
+    from aspen_rl.run.policy import llm_resource
 
     args = build_parser().parse_args(["--temperature", "0", "--config", str(tmp_path / "none.yaml")])
     (tmp_path / "none.yaml").write_text("{}\n", encoding="utf-8")
-    settings = _load_settings(args)
+    settings = load_run_settings(args)
     assert settings.temperature == 0.0
-    llm = _llm_resource("http://127.0.0.1:9/v1", "m", proxy=False, temperature=settings.temperature)
+    llm = llm_resource("http://127.0.0.1:9/v1", "m", proxy=False, temperature=settings.temperature)
     assert llm.sampling_parameters == {"temperature": 0.0}
-    default = _load_settings(build_parser().parse_args(["--config", str(tmp_path / "none.yaml")]))
+    default = load_run_settings(build_parser().parse_args(["--config", str(tmp_path / "none.yaml")]))
     assert default.temperature == 0.7

@@ -28,6 +28,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from heater_case import water_heater
 
 from aspen_rl.contract.workbook import STREAM_SUMMARY
 from aspen_rl.datagen.regenerate import in_process_client
@@ -84,38 +85,10 @@ def reference_answer(p: Played) -> str:
     )
 
 
-UNRELATED = {
-    "components": [{"cid": "WATER", "name": "H2O", "cas_number": "7732-18-5", "database_name": "WATER"}],
-    "property_methods": [{"method_name": "NRTL", "is_basis_method": True}],
-    "blocks": [{"name": "B1", "type": "Heater"}],
-    "streams": ["IN-1", "OUT-1"],
-    "block_connections": {"B1": {"IN-1": "F(IN)", "OUT-1": "P(OUT)"}},
-    "stream_data": {
-        "IN-1": {
-            "MIXED_SPEC": "TP",
-            "temperature": {"TEMP_VALUE": 25, "TEMP_UNITS": "C"},
-            "pressure": {"PRES_VALUE": 1, "PRES_UNITS": "bar"},
-            "flow": {
-                "FLOWBASE": "MOLE",
-                "TOTFLOW_VALUE": 10,
-                "TOTFLOW_UNITS": "kmol/hr",
-                "BASIS": "MOLE-FRAC",
-                "WATER": {"FLOW_VALUE": 1.0, "FLOW_UNITS": "", "FLOW_BASIS": "MOLE-FRAC"},
-            },
-        }
-    },
-    "blocks_Heater_data": {
-        "B1": {
-            "SPEC_DATA": {
-                "SPEC_OPT": "TP",
-                "TEMP_VALUE": 50,
-                "TEMP_UNITS": "C",
-                "PRES_VALUE": 1,
-                "PRES_UNITS": "bar",
-            }
-        }
-    },
-}
+CLEAN_RUN = [("get_schema", True), ("run_simulation", True), ("get_result", True)]
+"""The calls of a rollout that fetched the schema, ran once and read its results, each accepted."""
+
+UNRELATED = water_heater("B1", "IN-1", "OUT-1", kmol_hr=10, outlet_c=50)
 """One Heater B1 warming 10 kmol/h of water from 25 to 50 C: a flowsheet unrelated to every played task."""
 
 
@@ -800,11 +773,7 @@ def test_an_unrelated_flowsheet_run_and_read_earns_less_than_a_refused_faithful_
     played, extra = real
     p = played[task_id]
     trace = extra["unrelated"]
-    assert [(c.name, c.ok) for c in trace.calls] == [
-        ("get_schema", True),
-        ("run_simulation", True),
-        ("get_result", True),
-    ]
+    assert [(c.name, c.ok) for c in trace.calls] == CLEAN_RUN
     refused = compute_reward(
         p.task, extra[f"{task_id}:refused"].model_copy(update={"final_answer": HONEST_FAILURE})
     )
@@ -874,11 +843,7 @@ def test_the_right_names_on_the_wrong_flowsheet_earn_little(
     played, extra = real
     p = played["train-hard-02"]
     trace = extra["train-hard-02:shape"]
-    assert [(c.name, c.ok) for c in trace.calls] == [
-        ("get_schema", True),
-        ("run_simulation", True),
-        ("get_result", True),
-    ]
+    assert [(c.name, c.ok) for c in trace.calls] == CLEAN_RUN
 
     def score(answer: str) -> RewardBreakdown:
         return compute_reward(p.task, trace.model_copy(update={"final_answer": answer}))
@@ -913,11 +878,7 @@ def test_a_flowsheet_padded_with_other_tasks_names_earns_little(
     played, extra = real
     p = played[task_id]
     trace = extra["padded"]
-    assert [(c.name, c.ok) for c in trace.calls] == [
-        ("get_schema", True),
-        ("run_simulation", True),
-        ("get_result", True),
-    ]
+    assert [(c.name, c.ok) for c in trace.calls] == CLEAN_RUN
     r = compute_reward(p.task, trace.model_copy(update={"final_answer": PROSE}))
     refused = compute_reward(
         p.task, extra[f"{task_id}:refused"].model_copy(update={"final_answer": HONEST_FAILURE})
@@ -960,11 +921,7 @@ def test_an_equivalent_config_is_not_punished(
     played, extra = real
     task = _task(played, task_id)
     trace = extra[f"{task_id}:equivalent"]
-    assert [(c.name, c.ok) for c in trace.calls] == [
-        ("get_schema", True),
-        ("run_simulation", True),
-        ("get_result", True),
-    ]
+    assert [(c.name, c.ok) for c in trace.calls] == CLEAN_RUN
     config = _last_config(trace)
     assert not set(config["streams"]) & set(task.reference_config["streams"])  # every name differs
     r = _score(task, trace, _own_answer(task, trace))

@@ -6,12 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
+from heater_case import outlet_temperature, run_and_read
 from workbooks import heater_workbook
 
 from aspen_rl.reward import AspenReward, RewardBreakdown, RewardFn, RewardWeights, load_reward_fn
 from aspen_rl.reward.aspen import quality_facts
 from aspen_rl.settings import Settings
-from aspen_rl.tasks import AspenTask, Target
+from aspen_rl.tasks import AspenTask
 from aspen_rl.trace import RecordedToolCall, RunTrace
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -20,16 +21,7 @@ TASK = AspenTask(
     task_id="t-heater",
     user_requirement="Heat 100 kmol/h of water from 25 C to 80 C in H1 (FEED-1 -> PRO-1). Report PRO-1's T.",
     difficulty="easy",
-    expected_output=[
-        Target(
-            name="PRO-1 temperature",
-            sheet="Stream Summary",
-            row="Temperature",
-            column="PRO-1",
-            value=80.0,
-            unit="C",
-        )
-    ],
+    expected_output=[outlet_temperature()],
 )
 CONFIG = {"components": [{"cid": "WATER", "name": "WATER"}], "blocks": [{"name": "H1", "type": "Heater"}]}
 
@@ -38,18 +30,7 @@ def trace(answer: str, *, temperature_c: float = 80.0) -> RunTrace:
     return RunTrace(
         calls=[
             RecordedToolCall(name="get_schema", arguments={"block_types": ["Heater"]}, ok=True, response={}),
-            RecordedToolCall(
-                name="run_simulation",
-                arguments={"config": CONFIG},
-                ok=True,
-                response={"success": True, "result_file_path": RESULT_PATH},
-            ),
-            RecordedToolCall(
-                name="get_result",
-                arguments={"result_file_path": RESULT_PATH},
-                ok=True,
-                response=heater_workbook(RESULT_PATH, temperature_c=temperature_c),
-            ),
+            *run_and_read(CONFIG, RESULT_PATH, heater_workbook(RESULT_PATH, temperature_c=temperature_c)),
         ],
         final_answer=answer,
     )

@@ -6,12 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from heater_case import outlet_temperature, run_and_read
 from pydantic import ValidationError
 
 from aspen_rl.reward import compute_reward
 from aspen_rl.settings import load_settings
-from aspen_rl.tasks import AspenTask, Target
-from aspen_rl.trace import RecordedToolCall, RunTrace
+from aspen_rl.tasks import AspenTask
+from aspen_rl.trace import RunTrace
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -111,17 +112,7 @@ TASK = AspenTask(
     task_id="t",
     user_requirement="Heat FEED-1 to 80 C in H1 and report the PRO-1 temperature.",
     difficulty="easy",
-    expected_output=[
-        Target(
-            name="T",
-            sheet="Stream Summary",
-            row="Temperature",
-            column="PRO-1",
-            unit="C",
-            value=80.0,
-            abs_tol=0.5,
-        )
-    ],
+    expected_output=[outlet_temperature("T", abs_tol=0.5)],
 )
 RESULT_PATH = "/srv/results/aspen_result_export_1.xlsx"
 SUMMARY = {
@@ -133,20 +124,11 @@ SUMMARY = {
 # No schema call: funnel 0.9 (every stage but schema's 0.1), so tool efficiency 0.9; completion 1 (the
 # schema call is tool use, not work); response quality 1 (80.0 reported right; 42 chars on 2 lines).
 NO_SCHEMA = RunTrace(
-    calls=[
-        RecordedToolCall(
-            name="run_simulation",
-            arguments={"config": {"blocks": []}},
-            ok=True,
-            response={"success": True, "result_file_path": RESULT_PATH},
-        ),
-        RecordedToolCall(
-            name="get_result",
-            arguments={"result_file_path": RESULT_PATH},
-            ok=True,
-            response={"status": "success", "file_info": {}, "data": {"Stream Summary": SUMMARY}},
-        ),
-    ],
+    calls=run_and_read(
+        {"blocks": []},
+        RESULT_PATH,
+        {"status": "success", "file_info": {}, "data": {"Stream Summary": SUMMARY}},
+    ),
     final_answer="Simulation done.\n- PRO-1 temperature: 80.0 C",
 )
 

@@ -6,6 +6,7 @@ import copy
 import json
 
 import pytest
+from heater_case import outlet_temperature, water_heater
 
 from aspen_rl.contract.workbook import STREAM_SUMMARY, lookup
 from aspen_rl.reward import compute_reward
@@ -14,38 +15,7 @@ from aspen_rl.tasks import AspenTask, Target
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
 
-HEATER = {
-    "components": [{"cid": "WATER", "name": "H2O", "cas_number": "7732-18-5", "database_name": "WATER"}],
-    "property_methods": [{"method_name": "NRTL", "is_basis_method": True}],
-    "blocks": [{"name": "H1", "type": "Heater"}],
-    "streams": ["FEED-1", "PROD-1"],
-    "block_connections": {"H1": {"FEED-1": "F(IN)", "PROD-1": "P(OUT)"}},
-    "stream_data": {
-        "FEED-1": {
-            "MIXED_SPEC": "TP",
-            "temperature": {"TEMP_VALUE": 25, "TEMP_UNITS": "C"},
-            "pressure": {"PRES_VALUE": 1, "PRES_UNITS": "bar"},
-            "flow": {
-                "FLOWBASE": "MOLE",
-                "TOTFLOW_VALUE": 100,
-                "TOTFLOW_UNITS": "kmol/hr",
-                "BASIS": "MOLE-FRAC",
-                "WATER": {"FLOW_VALUE": 1.0, "FLOW_UNITS": "", "FLOW_BASIS": "MOLE-FRAC"},
-            },
-        }
-    },
-    "blocks_Heater_data": {
-        "H1": {
-            "SPEC_DATA": {
-                "SPEC_OPT": "TP",
-                "TEMP_VALUE": 80,
-                "TEMP_UNITS": "C",
-                "PRES_VALUE": 1,
-                "PRES_UNITS": "bar",
-            }
-        }
-    },
-}
+HEATER = water_heater("H1", "FEED-1", "PROD-1", kmol_hr=100, outlet_c=80)
 # Steam tables: h(80 C) - h(25 C) = 334.9 - 104.8 = 230.1 kJ/kg; 100 kmol/h = 1801.5 kg/h
 # -> 230.1 * 1801.5 / 3600 = 115.1 kW.
 STEAM_TABLE_DUTY_KW = 115.1
@@ -114,16 +84,7 @@ TASK = AspenTask(
     "Report the H1 duty and the PROD-1 temperature.",
     difficulty="easy",
     expected_output=[
-        Target(
-            name="PROD-1 temperature",
-            sheet=STREAM_SUMMARY,
-            row="Temperature",
-            column="PROD-1",
-            unit="C",
-            value=80.0,
-            abs_tol=0.5,
-            rel_tol=0,
-        ),
+        outlet_temperature("PROD-1 temperature", stream="PROD-1", abs_tol=0.5, rel_tol=0),
         Target(
             name="H1 duty", sheet="H1_result", row="QCALC", unit="kW", value=STEAM_TABLE_DUTY_KW, rel_tol=0.04
         ),

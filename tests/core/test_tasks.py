@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from heater_case import outlet_temperature
 from pydantic import ValidationError
 
 from aspen_rl.tasks import (
@@ -127,16 +128,7 @@ def summary_document(temperature: object, unit: object = "C") -> dict:
 
 
 def test_target_tolerance_rules() -> None:
-    t = Target(
-        name="T",
-        sheet="Stream Summary",
-        row="Temperature",
-        column="PRO-1",
-        unit="C",
-        value=80.0,
-        abs_tol=0.5,
-        rel_tol=0.0,
-    )
+    t = outlet_temperature("T", abs_tol=0.5, rel_tol=0.0)
     assert t.is_met(summary_document(80.4))
     assert not t.is_met(summary_document(80.6))
     assert not t.is_met(summary_document("80"))  # a text is not a number

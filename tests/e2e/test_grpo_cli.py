@@ -14,7 +14,9 @@ import pytest
 from _support import free_port, offline_env
 from rich.console import Console
 
+from aspen_rl.algorithms.base import BuildContext
 from aspen_rl.algorithms.grpo.algorithm import STEP_KEY
+from aspen_rl.algorithms.registry import get_algorithm
 from aspen_rl.algorithms.verl.algorithm import (
     TASK_KEY,
     VerlTaskAgent,
@@ -24,11 +26,13 @@ from aspen_rl.algorithms.verl.algorithm import (
 )
 from aspen_rl.algorithms.verl.config import VerlConfigError, missing_verl_requirements
 from aspen_rl.cli import build_parser
+from aspen_rl.errors import UsageError
 from aspen_rl.llm.tiny_bytes import save_tiny_chat_model
 from aspen_rl.reporting import RunReport, load_records
 from aspen_rl.settings import Settings
 from aspen_rl.tasks import load_split
-from aspen_rl.train import TaskSplits, UsageError, _build_algorithm, _resolve_mode
+from aspen_rl.tasks.splits import TaskSplits
+from aspen_rl.train import build_algorithm, resolve_mode
 
 SMOKE_CONFIG = """\
 models_dir: {models}
@@ -109,17 +113,20 @@ def build(tmp_path: Path, *argv: str, settings: Settings | None = None) -> Any:
     args = build_parser().parse_args(list(argv))
     report = RunReport(tmp_path / "run", Console(file=io.StringIO()))
     settings = settings or Settings(_env_file=None, models_dir=tmp_path / "models")
-    return _build_algorithm(args, settings, {}, report, TaskSplits(load_split("train")[:1]), 1)
+    return build_algorithm(BuildContext(args, settings, {}, report, TaskSplits(load_split("train")[:1]), 1))
 
 
 def test_mode_defaults_to_train_for_grpo_and_dev_is_refused() -> None:
     parse = build_parser().parse_args
-    assert _resolve_mode(parse(["--algorithm", "grpo"])) == "train"
-    assert _resolve_mode(parse(["--algorithm", "baseline"])) == "dev"
-    assert _resolve_mode(parse(["--algorithm", "prompt_opt", "--mode", "train"])) == "train"
+    assert resolve_mode(parse(["--algorithm", "grpo"]), get_algorithm("grpo")) == "train"
+    assert resolve_mode(parse(["--algorithm", "baseline"]), get_algorithm("baseline")) == "dev"
+    assert (
+        resolve_mode(parse(["--algorithm", "prompt_opt", "--mode", "train"]), get_algorithm("prompt_opt"))
+        == "train"
+    )
     for algorithm in ("grpo", "verl"):
         with pytest.raises(UsageError, match=r"trains through Trainer\.fit: use --mode train"):
-            _resolve_mode(parse(["--algorithm", algorithm, "--mode", "dev"]))
+            resolve_mode(parse(["--algorithm", algorithm, "--mode", "dev"]), get_algorithm(algorithm))
 
 
 def test_grpo_refuses_bad_inputs(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from _support import LiveMock, offline_env
+from _support.cli import wait_for_rollouts
 
 from aspen_rl.reporting import load_records
 
@@ -42,19 +42,14 @@ def test_three_mocks_one_killed_mid_run(tmp_path: Path) -> None:
         proc = subprocess.Popen(
             cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
-        rollouts = output_dir / "rollouts.jsonl"
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and proc.poll() is None:
-            if rollouts.is_file() and len(rollouts.read_text().splitlines()) >= 4:
-                break
-            time.sleep(0.05)
+        wait_for_rollouts(proc, output_dir, 4, timeout_s=180)
         mocks[1].kill()  # dies with rollouts still queued (and perhaps one of its runs in flight)
         _, stderr = proc.communicate(timeout=300)
     finally:
         for mock in mocks:
             mock.kill()
     assert proc.returncode == 0, stderr[-4000:]
-    records = load_records(rollouts)
+    records = load_records(output_dir / "rollouts.jsonl")
     assert len(records) == 18  # every rollout recorded
     for record in records:
         failed_calls = [c for c in record.tool_calls if not c.ok]

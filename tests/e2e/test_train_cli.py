@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from statistics import fmean
 from typing import Any
 
 import pytest
 from _support import free_port, offline_env
+from _support.cli import wait_for_rollouts
 
 from aspen_rl.failures import FailureKind
 from aspen_rl.reporting import load_records
@@ -86,12 +86,7 @@ def _stop_mid_run(service: Any, cmd: list[str], output_dir: Path, cwd: Path) -> 
     proc = subprocess.Popen(
         cmd, cwd=cwd, env=offline_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    rollouts = output_dir / "rollouts.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if rollouts.is_file() and len(rollouts.read_text().splitlines()) >= 2:
-            break
-        time.sleep(0.05)
+    wait_for_rollouts(proc, output_dir, 2, timeout_s=120)
     service.stop()  # the service dies with rollouts still queued
     _, stderr = proc.communicate(timeout=180)  # no runner may hang
     return proc.returncode, stderr

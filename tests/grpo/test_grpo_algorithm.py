@@ -25,8 +25,9 @@ from aspen_rl.algorithms.grpo.resume import CHECKPOINT_METRICS, resolve_checkpoi
 from aspen_rl.algorithms.grpo.task_draw import tasks_for_step
 from aspen_rl.failures import FailureKind
 from aspen_rl.llm.tiny_bytes import save_tiny_chat_model
-from aspen_rl.records import RewardScores, RolloutRecord
+from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport, load_records
+from aspen_rl.reward.base import RewardBreakdown
 from aspen_rl.settings import Settings
 from aspen_rl.tasks import AspenTask
 
@@ -90,7 +91,7 @@ class ToyAgent(LitAgent[AspenTask]):
             status="error" if broken else "ok",
             error="SimulatorUnavailable: no answer" if broken else None,
             failure=FailureKind.UNREACHABLE if broken else None,
-            reward=RewardScores() if broken else RewardScores(total=reward, completion=reward),
+            reward=RewardBreakdown(total=0.0) if broken else RewardBreakdown(total=reward, completion=reward),
         )
         emit_object(record.model_dump(mode="json"))
         return record.reward.total

@@ -18,7 +18,8 @@ from aspen_rl.failures import FailureKind
 from aspen_rl.llm.chat_server import ChatCompletionServer
 from aspen_rl.llm.engine import TransformersEngine
 from aspen_rl.llm.types import SamplingParams
-from aspen_rl.records import RewardScores, RolloutRecord
+from aspen_rl.records import RolloutRecord
+from aspen_rl.reward.base import RewardBreakdown
 
 LIMIT = 120
 """The endpoint's max_prompt_tokens in these tests (the tiny tokenizer is byte-level)."""
@@ -31,7 +32,7 @@ def record(
     total: float = 0.0,
     failure: FailureKind | None = None,
 ) -> RolloutRecord:
-    reward = RewardScores(total=total, completion=total) if status == "ok" else RewardScores()
+    reward = RewardBreakdown(total=total, completion=total) if status == "ok" else RewardBreakdown(total=0.0)
     return RolloutRecord(
         rollout_id=rollout_id,
         task_id="t",

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from aspen_rl.records import RewardScores, RolloutRecord, ToolCallSummary
+from aspen_rl.records import RolloutRecord, ToolCallSummary
+from aspen_rl.reward.base import RewardBreakdown
 
 
 def build_record(
@@ -32,7 +33,7 @@ def build_record(
         difficulty=difficulty,
         status=status,  # type: ignore[arg-type]
         error=error,
-        reward=RewardScores(
+        reward=RewardBreakdown(
             total=total, completion=total, tool_efficiency=total, response_quality=response_quality
         ),
         tool_calls=[

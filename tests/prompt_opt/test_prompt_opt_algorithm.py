@@ -38,7 +38,8 @@ class ToyAgent(LitAgent[AspenTask]):
         self.seen_llm: list[str] = []
 
     def rollout(self, task: Any, resources: Any, rollout: Any) -> float:
-        from aspen_rl.records import RewardScores, RolloutRecord, ToolCallSummary
+        from aspen_rl.records import RolloutRecord, ToolCallSummary
+        from aspen_rl.reward.base import RewardBreakdown
 
         task = AspenTask.model_validate(task)
         prompt = resources["system_prompt"].template
@@ -54,7 +55,7 @@ class ToyAgent(LitAgent[AspenTask]):
             task_id=task.task_id,
             split=task.split or "train",
             difficulty=str(task.difficulty),
-            reward=RewardScores(total=total, completion=total),
+            reward=RewardBreakdown(total=total, completion=total),
             tool_calls=calls,
             resources_id=rollout.resources_id,
         )
@@ -73,17 +74,23 @@ def make_tasks(split: str, n: int) -> list[AspenTask]:
 
 
 def run_search(
-    tmp_path: Path, config: PromptOptConfig, resources: dict[str, Any]
+    tmp_path: Path,
+    config: PromptOptConfig,
+    resources: dict[str, Any],
+    *,
+    propose: EditProposer | None = None,
+    test_dataset: list[AspenTask] | None = None,
 ) -> tuple[PromptOptAlgorithm, ToyAgent]:
+    """A search through Agent Lightning's store (one runner, the toy agent), prompts under tmp_path."""
     report = RunReport(tmp_path / "run-1", Console(file=io.StringIO(), width=120))
     algorithm = PromptOptAlgorithm(
         resources,
         report,
         config,
-        propose=EditProposer(seed=0),
+        propose=propose or EditProposer(seed=0),
         prompts_dir=tmp_path / "prompts" / "run-1",
         seed=0,
-        test_dataset=make_tasks("test", 2),
+        test_dataset=test_dataset,
     )
     agent = ToyAgent()
     tracer = OtelTracer()
@@ -103,7 +110,7 @@ def test_search_through_the_store_writes_history_and_best_prompt(tmp_path: Path)
     llm = LLM(endpoint="http://127.0.0.1:9/v1", model="toy-model")
     seed_prompt = "You are a process engineer.\n"
     resources = {"main_llm": llm, "system_prompt": PromptTemplate(template=seed_prompt, engine="f-string")}
-    algorithm, agent = run_search(tmp_path, config, resources)
+    algorithm, agent = run_search(tmp_path, config, resources, test_dataset=make_tasks("test", 2))
 
     out = tmp_path / "prompts" / "run-1"
     best = (out / "best_prompt.md").read_text(encoding="utf-8")
@@ -189,25 +196,8 @@ class _SignalInRoundOne(EditProposer):
 def test_an_interrupted_search_says_so_in_its_history(tmp_path: Path) -> None:
     config = PromptOptConfig(beam_width=2, branch_factor=2, rounds=2, train_batch_size=2)
     resources = {"main_llm": LLM(endpoint="http://127.0.0.1:9/v1", model="toy-model")}
-    report = RunReport(tmp_path / "run-1", Console(file=io.StringIO(), width=120))
-    algorithm = PromptOptAlgorithm(
-        resources,
-        report,
-        config,
-        propose=_SignalInRoundOne(seed=0),
-        prompts_dir=tmp_path / "prompts" / "run-1",
-        seed=0,
-    )
-    tracer = OtelTracer()
-    trainer = Trainer(
-        algorithm=algorithm,
-        n_runners=1,
-        tracer=tracer,
-        runner=LitAgentRunner(tracer=tracer, poll_interval=0.01, interval_jitter=0.0),
-        strategy=SharedMemoryExecutionStrategy(n_runners=1, main_thread="algorithm", poll_interval=0.01),
-    )
     with contextlib.suppress(KeyboardInterrupt):  # Agent Lightning may end the run cooperatively instead
-        trainer.dev(ToyAgent(), make_tasks("train", 4), val_dataset=make_tasks("val", 3))
+        run_search(tmp_path, config, resources, propose=_SignalInRoundOne(seed=0))
     history = json.loads((tmp_path / "prompts" / "run-1" / "history.json").read_text(encoding="utf-8"))
     assert history["status"] == "interrupted"
     assert [r["round"] for r in history["rounds"]] == [0]  # what it measured before the signal is kept

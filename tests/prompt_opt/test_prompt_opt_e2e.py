@@ -84,14 +84,17 @@ def test_prompt_search_offline_then_a_run_with_the_best_prompt(tmp_path: Path) -
 
 
 def test_prompt_opt_loads_the_validation_split_without_the_flag() -> None:
+    from aspen_rl.algorithms.registry import get_algorithm
     from aspen_rl.cli import build_parser
+    from aspen_rl.run.inputs import load_task_splits
     from aspen_rl.settings import Settings
     from aspen_rl.tasks import load_split
-    from aspen_rl.train import _load_tasks
 
     args = build_parser().parse_args(["--algorithm", "prompt_opt", "--limit", "1"])
-    splits = _load_tasks(args, Settings())
+    splits = load_task_splits(args, Settings(), get_algorithm("prompt_opt"))
     assert [t.task_id for t in splits.val] == [t.task_id for t in load_split("val")]
     assert len(splits.train) == 1 and splits.test == []
-    baseline = _load_tasks(build_parser().parse_args(["--limit", "1"]), Settings())
+    baseline = load_task_splits(
+        build_parser().parse_args(["--limit", "1"]), Settings(), get_algorithm("baseline")
+    )
     assert baseline.val == []

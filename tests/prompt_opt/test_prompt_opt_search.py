@@ -19,7 +19,8 @@ from aspen_rl.algorithms.prompt_opt.search import (
     rotating_batch,
     select_beam,
 )
-from aspen_rl.records import RewardScores, RolloutRecord, ToolCallSummary
+from aspen_rl.records import RolloutRecord, ToolCallSummary
+from aspen_rl.reward.base import RewardBreakdown
 
 LETTERS = "abcdef"
 
@@ -57,7 +58,7 @@ class PromptWorld:
                 task_id=t.task_id,
                 split=split,
                 difficulty=t.difficulty,
-                reward=RewardScores(total=self.reward(candidate.prompt, split)),
+                reward=RewardBreakdown(total=self.reward(candidate.prompt, split)),
                 tool_calls=[ToolCallSummary(name="run_simulation", ok=True)] * n_calls,
             )
             for t in tasks

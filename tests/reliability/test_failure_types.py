@@ -32,8 +32,9 @@ from aspen_rl.algorithms.prompt_opt.search import Evaluation
 from aspen_rl.failures import FailureKind, Fault, infrastructure_verdict
 from aspen_rl.policy.openai_app import create_policy_app
 from aspen_rl.policy.scripted import ScriptedPolicy
-from aspen_rl.records import RewardScores, RolloutRecord
+from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting.summary import stats
+from aspen_rl.reward.base import RewardBreakdown
 from aspen_rl.settings import Settings
 from aspen_rl.simulator import SimulatorClient, SimulatorHTTPError
 from aspen_rl.simulator.errors import run_failure_kind
@@ -124,7 +125,7 @@ def agent(simulator_url: str) -> AspenLitAgent:
 
 def scored(rollout_id: str, total: float) -> RolloutRecord:
     return RolloutRecord(
-        rollout_id=rollout_id, task_id=TASK.task_id, reward=RewardScores(total=total, completion=total)
+        rollout_id=rollout_id, task_id=TASK.task_id, reward=RewardBreakdown(total=total, completion=total)
     )
 
 

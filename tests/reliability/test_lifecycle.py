@@ -12,7 +12,7 @@ from _support import repo_env
 
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import completion
-from aspen_rl.train import _write_interrupted
+from aspen_rl.run.summary import write_interrupted
 
 SCRIPT = textwrap.dedent(
     """
@@ -86,7 +86,7 @@ def test_interrupted_before_any_rollout_still_writes_a_summary(tmp_path: Path) -
     class Stopped:
         signal_name = "SIGTERM"
 
-    _write_interrupted(None, tmp_path, {"algorithm": "baseline"}, {"train": 10}, Stopped())
+    write_interrupted(None, tmp_path, {"algorithm": "baseline"}, {"train": 10}, Stopped())
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["status"] == "interrupted" and summary["signal"] == "SIGTERM"
     assert summary["rollouts"] == 0 and summary["missing_splits"] == ["train"]

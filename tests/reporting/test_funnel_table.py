@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from aspen_rl.records import RewardScores, RolloutRecord
+from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import summarize
 from aspen_rl.reporting.console import FUNNEL_STAGES, funnel_table
+from aspen_rl.reward.base import RewardBreakdown
 
 
 def record(task_id: str, stages: dict[str, float], funnel: float) -> RolloutRecord:
@@ -16,7 +17,7 @@ def record(task_id: str, stages: dict[str, float], funnel: float) -> RolloutReco
         split="train",
         difficulty="easy",
         status="ok",
-        reward=RewardScores(total=0.1, details=details),
+        reward=RewardBreakdown(total=0.1, details=details),
     )
 
 
@@ -33,5 +34,5 @@ def test_the_funnel_is_printed_per_split_and_tier() -> None:
 
 
 def test_no_funnel_table_for_a_reward_without_one() -> None:
-    plain = RolloutRecord(task_id="a", split="train", status="ok", reward=RewardScores(total=0.5))
+    plain = RolloutRecord(task_id="a", split="train", status="ok", reward=RewardBreakdown(total=0.5))
     assert funnel_table(summarize([plain])) is None

@@ -127,12 +127,13 @@ def test_the_reward_table_fits_80_columns_whole() -> None:
 def test_the_reward_plot_has_a_legend_for_median_mean_and_points() -> None:
     import matplotlib.pyplot as plt
 
-    from aspen_rl.records import RewardScores, RolloutRecord
+    from aspen_rl.records import RolloutRecord
     from aspen_rl.reporting.plots import reward_distribution_figure
+    from aspen_rl.reward.base import RewardBreakdown
 
     records = [
         RolloutRecord(
-            rollout_id=f"r{i}", task_id="t", split="train", difficulty="easy", reward=RewardScores(total=t)
+            rollout_id=f"r{i}", task_id="t", split="train", difficulty="easy", reward=RewardBreakdown(total=t)
         )
         for i, t in enumerate([0.2, 0.5, 0.9, 1.0])
     ]

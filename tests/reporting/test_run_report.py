@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from aspen_rl.records import RewardScores, RolloutRecord
+from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport, load_records, summarize
+from aspen_rl.reward.base import RewardBreakdown
 
 
 def record(
@@ -19,7 +20,9 @@ def record(
         split=split,
         difficulty=tier,
         status=status,  # type: ignore[arg-type]
-        reward=RewardScores(total=total, completion=completion, tool_efficiency=0.5, response_quality=0.25),
+        reward=RewardBreakdown(
+            total=total, completion=completion, tool_efficiency=0.5, response_quality=0.25
+        ),
     )
 
 
@@ -61,7 +64,7 @@ def test_sub_scores_are_kept_per_rollout_and_averaged_in_the_summary(tmp_path: P
     def with_details(task_id: str, hallucinated: float, invalid: float) -> RolloutRecord:
         details = {"numbers.hallucinated": hallucinated, "calls.invalid": invalid, "targets.met": 2.0}
         return RolloutRecord(
-            task_id=task_id, difficulty="easy", reward=RewardScores(total=0.5, details=details)
+            task_id=task_id, difficulty="easy", reward=RewardBreakdown(total=0.5, details=details)
         )
 
     report = RunReport(tmp_path)
@@ -99,7 +102,7 @@ def test_infrastructure_failures_are_counted_and_left_out_of_the_means(tmp_path:
     from aspen_rl.failures import FailureKind
 
     report = RunReport(tmp_path, Console(file=None, width=120, quiet=True))
-    report.add(RolloutRecord(task_id="t1", reward=RewardScores(total=0.8, completion=1.0)))
+    report.add(RolloutRecord(task_id="t1", reward=RewardBreakdown(total=0.8, completion=1.0)))
     report.add(RolloutRecord(task_id="t2", status="error", failure=FailureKind.BUSY))
     report.add(RolloutRecord(task_id="t3", status="error", failure=FailureKind.BAD_CALL))
     summary = report.finish(requested={"train": 3}, failure="too many infrastructure failures")

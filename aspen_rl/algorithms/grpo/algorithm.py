@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agentlightning import ProxyLLM
 from agentlightning.algorithm import Algorithm
 
-from aspen_rl.algorithms.grpo.config import DEFAULT_CONFIG_PATH, GRPOConfig, load_grpo_config
+from aspen_rl.algorithms.grpo.config import GRPOConfig, grpo_config_from_settings
 from aspen_rl.algorithms.grpo.failures import split_for_update
 from aspen_rl.algorithms.grpo.metrics import record_metrics
 from aspen_rl.algorithms.grpo.metrics_table import metrics_table
@@ -127,10 +127,8 @@ class GRPOAlgorithm(Algorithm):
     ) -> GRPOAlgorithm:
         """Build from the CLI's pieces: ``configs/grpo.yaml`` + the ``algorithms.grpo`` section + flags.
 
-        The section holds GRPOConfig fields (they win over the YAML) and optionally ``config_file``
-        (another YAML). Checkpoints go to ``<models_dir>/grpo/<run>/step_<n>/`` (``checkpoint_dir`` in
-        the section wins), the run named after the report's folder; a resumed run keeps writing into the
-        run directory of its checkpoint unless the section names ``checkpoint_dir``/``run_name``.
+        The config is :func:`~aspen_rl.algorithms.grpo.config.grpo_config_from_settings`'s (the one the
+        CLI's preflight checked), the run named after the report's folder.
 
         Args:
             settings: Run settings (``models_dir``, ``algorithms.grpo``).
@@ -148,22 +146,15 @@ class GRPOAlgorithm(Algorithm):
             ValueError: the checkpoint does not fit the config (LoRA vs full weights, changed optimisation
                 fields).
         """
-        section = dict(getattr(settings.algorithms, "grpo", None) or {})
-        config_file = section.pop("config_file", DEFAULT_CONFIG_PATH)
-        if section.get("seed") is None:
-            section.pop("seed", None)
-        overrides: dict[str, Any] = {"seed": seed, **section}
-        if model:
-            overrides["model"] = model
-        if group_size:
-            overrides["group_size"] = group_size
         checkpoint = resolve_checkpoint(resume) if resume is not None else None
-        if checkpoint is not None:
-            overrides.setdefault("checkpoint_dir", str(checkpoint.parent.parent))
-            overrides.setdefault("run_name", checkpoint.parent.name)
-        overrides.setdefault("checkpoint_dir", str(settings.models_dir / "grpo"))
-        overrides.setdefault("run_name", report.output_dir.name)
-        config = load_grpo_config(config_file, **overrides)
+        config = grpo_config_from_settings(
+            settings,
+            model=model,
+            group_size=group_size,
+            seed=seed,
+            checkpoint=checkpoint,
+            run_name=report.output_dir.name,
+        )
         local = Path(config.model).expanduser()
         if (local.is_absolute() or config.model.startswith((".", "~"))) and not local.exists():
             raise FileNotFoundError(f"policy model directory not found: {config.model}")

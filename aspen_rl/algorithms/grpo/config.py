@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aspen_rl.llm.settings import DType, LoRASettings, VLLMSettings
 from aspen_rl.yaml_files import deep_merge, load_typed_config
+
+if TYPE_CHECKING:
+    from aspen_rl.settings import Settings
 
 DEFAULT_CONFIG_PATH = Path("configs/grpo.yaml")
 """Where ``load_grpo_config`` looks by default (relative to the working directory, then the repository)."""
@@ -302,3 +305,49 @@ def load_grpo_config(path: str | Path | None = DEFAULT_CONFIG_PATH, **overrides:
     return load_typed_config(
         GRPOConfig, path, overrides, kind="GRPO", error=GRPOConfigError, describe=_describe
     )
+
+
+def grpo_config_from_settings(
+    settings: Settings,
+    *,
+    model: str | None = None,
+    group_size: int | None = None,
+    seed: int = 0,
+    checkpoint: Path | None = None,
+    run_name: str | None = None,
+) -> GRPOConfig:
+    """The run's config: ``configs/grpo.yaml`` + the ``algorithms.grpo`` section + the flags, resolved once.
+
+    The CLI's preflight and the build both call this, so they check the same config. The section holds
+    GRPOConfig fields (they win over the YAML) and optionally ``config_file`` (another YAML). Checkpoints
+    go to ``<models_dir>/grpo/<run>/step_<n>/`` (``checkpoint_dir`` in the section wins); a resumed run keeps
+    writing into its checkpoint's run directory unless the section names ``checkpoint_dir``/``run_name``.
+
+    Args:
+        settings: Run settings (``models_dir``, ``algorithms.grpo``).
+        model: ``--model``: the policy (wins over the config).
+        group_size: ``--repeats``: G (wins over the config).
+        seed: ``--seed`` (the section's ``seed`` wins when set).
+        checkpoint: The resolved ``--resume`` checkpoint, if any.
+        run_name: The run's folder name (``None``: the config's ``run_name``).
+
+    Raises:
+        GRPOConfigError: invalid config values or keys.
+        FileNotFoundError: a config file is missing.
+    """
+    section = settings.algorithms.section("grpo")
+    config_file = section.pop("config_file", DEFAULT_CONFIG_PATH)
+    if section.get("seed") is None:
+        section.pop("seed", None)
+    overrides: dict[str, Any] = {"seed": seed, **section}
+    if model:
+        overrides["model"] = model
+    if group_size:
+        overrides["group_size"] = group_size
+    if checkpoint is not None:
+        overrides.setdefault("checkpoint_dir", str(checkpoint.parent.parent))
+        overrides.setdefault("run_name", checkpoint.parent.name)
+    overrides.setdefault("checkpoint_dir", str(settings.models_dir / "grpo"))
+    if run_name is not None:
+        overrides.setdefault("run_name", run_name)
+    return load_grpo_config(config_file, **overrides)

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch.optim.lr_scheduler import LRScheduler
 
 from aspen_rl.algorithms.grpo import checkpoint as ckpt
 from aspen_rl.algorithms.grpo.advantages import group_advantages
 from aspen_rl.algorithms.grpo.config import GRPOConfig, resume_differences, resume_refusal
 from aspen_rl.algorithms.grpo.loss import grpo_token_loss, token_weights, weighted_sum
+from aspen_rl.algorithms.lr_schedule import warmup_schedule
 from aspen_rl.llm.engine.base import RolloutEngine
 from aspen_rl.llm.loading import is_peft_model, model_to_train, set_cpu_threads
 from aspen_rl.llm.logprobs import token_logprobs
@@ -110,13 +112,8 @@ class GRPOTrainer:
         self.optimizer_steps = 0
         self.scheduler = self._build_scheduler()
 
-    def _lr_factor(self, updates: int) -> float:
-        """Learning-rate multiplier after ``updates`` optimiser updates: linear warm-up, then constant."""
-        warmup = self.config.warmup_steps
-        return min(1.0, (updates + 1) / warmup) if warmup else 1.0
-
-    def _build_scheduler(self) -> torch.optim.lr_scheduler.LambdaLR:
-        """The schedule from the config, positioned after ``optimizer_steps`` updates.
+    def _build_scheduler(self) -> LRScheduler:
+        """The schedule of the config (linear warm-up, then constant), positioned after ``optimizer_steps``.
 
         The optimiser's hyper-parameters are (re)set from the config first, so the learning rate is a
         function of (config, optimizer_steps) only: a resumed run uses what the uninterrupted run would.
@@ -130,9 +127,7 @@ class GRPOTrainer:
                 eps=cfg.adam_epsilon,
                 weight_decay=cfg.weight_decay,
             )
-        return torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, self._lr_factor, last_epoch=self.optimizer_steps - 1
-        )
+        return warmup_schedule(self.optimizer, warmup=cfg.warmup_steps, done=self.optimizer_steps)
 
     @staticmethod
     def _pad_id(tokenizer: Any) -> int:

@@ -12,7 +12,7 @@ from typing import Any
 from agentlightning.algorithm import FastAlgorithm
 
 from aspen_rl.agent.prompts import SYSTEM_PROMPT_RESOURCE, default_system_prompt
-from aspen_rl.algorithms.prompt_opt.config import PromptOptConfig
+from aspen_rl.algorithms.prompt_opt.config import PromptOptConfig, prompt_opt_config
 from aspen_rl.algorithms.prompt_opt.critic import CriticProposer, PromptCritic
 from aspen_rl.algorithms.prompt_opt.edits import EditProposer
 from aspen_rl.algorithms.prompt_opt.report import (
@@ -113,8 +113,7 @@ class PromptOptAlgorithm(FastAlgorithm):
             seed: ``--seed`` (the config's ``seed`` wins when set).
             test_dataset: Optional test tasks.
         """
-        section = getattr(settings.algorithms, "prompt_opt", None) or {}
-        config = section if isinstance(section, PromptOptConfig) else PromptOptConfig.model_validate(section)
+        config = prompt_opt_config(settings)
         seed = config.seed if config.seed is not None else seed
         prompts_dir = (config.output_dir or settings.models_dir / "prompts") / report.output_dir.name
         offline = EditProposer(seed)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from aspen_rl.settings import Settings
 
 
 class PromptOptConfig(BaseModel):
@@ -57,3 +60,12 @@ class PromptOptConfig(BaseModel):
         description="Where <run>/best_prompt.md and <run>/history.json go; None = <models_dir>/prompts.",
     )
     deadline_s: float = Field(default=3600.0, gt=0, description="Give-up time of one scoring batch.")
+
+
+def prompt_opt_config(settings: Settings) -> PromptOptConfig:
+    """The run's config: the ``algorithms.prompt_opt`` section, validated (the one place that reads it).
+
+    Raises:
+        pydantic.ValidationError: an unknown key or an invalid value (a ``ValueError``).
+    """
+    return PromptOptConfig.model_validate(settings.algorithms.section("prompt_opt"))

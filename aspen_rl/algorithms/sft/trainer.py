@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch.optim.lr_scheduler import LRScheduler
 
+from aspen_rl.algorithms.lr_schedule import warmup_schedule
 from aspen_rl.algorithms.sft.checkpoint import (
     OPTIMIZER_FILE,
     POSITION_FILE,
@@ -84,13 +86,16 @@ class SFTTrainer:
         """Optimiser updates of the whole run over ``n_rows`` rows."""
         return max(1, math.ceil(self.updates_per_epoch(n_rows) * self.config.epochs))
 
-    def _lr_factor(self, update: int, total: int) -> float:
-        warmup = self.config.warmup_steps
-        if warmup and update < warmup:
-            return (update + 1) / warmup
-        if self.config.lr_schedule == "linear" and total > warmup:
-            return max(0.0, 1.0 - (update - warmup) / (total - warmup))
-        return 1.0
+    def _scheduler(self, total: int) -> LRScheduler:
+        """Warm-up, then constant or linear decay (``lr_schedule``), positioned after ``updates`` updates."""
+        cfg = self.config
+        for group in self.optimizer.param_groups:  # the peak, also after a checkpoint's optimizer state
+            group.update(lr=cfg.learning_rate, initial_lr=cfg.learning_rate)
+        linear = cfg.lr_schedule == "linear" and total > cfg.warmup_steps
+        decay = total - cfg.warmup_steps if linear else None
+        return warmup_schedule(
+            self.optimizer, warmup=cfg.warmup_steps, decay_updates=decay, done=self.updates
+        )
 
     def loss(self, rows: Sequence[TrajectoryRow]) -> tuple[torch.Tensor, int]:
         """Summed negative log-likelihood of the assistant tokens of ``rows`` and their count."""
@@ -120,6 +125,7 @@ class SFTTrainer:
         order: list[int] = []
         if resume is not None:
             rng, order = self._restore(resume, n_rows=len(rows), total=total)
+        scheduler = self._scheduler(total)
         self.model.train()
         disable_dropout(self.model)
         position = (rng.getstate(), list(order))  # where the shuffling stood after update `self.updates`
@@ -134,8 +140,7 @@ class SFTTrainer:
                 chosen = [rows[i] for i in order[: cfg.batch_size]]
                 del order[: cfg.batch_size]
                 n_tokens = sum(r.num_loss_tokens for r in chosen)
-                for group in self.optimizer.param_groups:
-                    group["lr"] = cfg.learning_rate * self._lr_factor(update, total)
+                lr = float(self.optimizer.param_groups[0]["lr"])
                 self.optimizer.zero_grad(set_to_none=True)
                 summed = 0.0
                 for start in range(0, len(chosen), cfg.micro_batch_size):
@@ -145,6 +150,7 @@ class SFTTrainer:
                 grad_norm = torch.nn.utils.clip_grad_norm_(self.params, cfg.max_grad_norm)
                 stepping = True  # weights half-updated until the count says the update is done
                 self.optimizer.step()
+                scheduler.step()
                 self.updates += 1
                 stepping = False
                 position = (rng.getstate(), list(order))
@@ -152,7 +158,7 @@ class SFTTrainer:
                     "update": float(self.updates),
                     "loss": summed / max(n_tokens, 1),
                     "grad_norm": float(grad_norm),
-                    "lr": self.optimizer.param_groups[0]["lr"],
+                    "lr": lr,
                     "tokens": float(n_tokens),
                 }
                 if self.updates % cfg.log_every == 0 or update == total - 1:

@@ -49,7 +49,7 @@ def verl_config_from_settings(
         VerlConfigError: an unknown section key, malformed YAML or an invalid config.
         FileNotFoundError: the config file is missing.
     """
-    section = dict(getattr(settings.algorithms, "verl", None) or {})
+    section = settings.algorithms.section("verl")
     unknown = sorted(set(section) - SECTION_KEYS)
     if unknown:
         raise VerlConfigError(f"algorithms.verl: unknown key(s) {unknown}; known: {sorted(SECTION_KEYS)}")
