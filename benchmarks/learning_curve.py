@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+import yaml
 
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.data import transcript_rows
@@ -321,6 +322,23 @@ def plot(points: list[dict[str, Any]], steps: list[dict[str, Any]], path: Path, 
     fig.savefig(path, dpi=100)
 
 
+SMOKE: dict[str, Any] = {
+    "generate_train": 6,
+    "n_eval": 2,
+    "n_ladder": 1,
+    "n_episodes": 2,
+    "epochs": 1,
+    "eval_every": 1,
+    "max_new_tokens": 24,
+    "max_turns": 2,
+    "grpo_steps": 1,
+    "grpo_tasks": 2,
+    "group": 2,
+    "seeds": "0",
+}
+"""What ``--smoke`` overrides (the model size stays as configured: a GPU recipe's model on CPU)."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--families", default="heater")
@@ -359,7 +377,23 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks" / "learning_curve")
+    parser.add_argument("--config", type=Path, help="YAML of these flags (names with _), as defaults")
+    parser.add_argument("--smoke", action="store_true", help="a few tasks, steps and tokens: the plumbing")
     args = parser.parse_args()
+    if args.config:
+        defaults = yaml.safe_load(args.config.read_text()) or {}
+        unknown = sorted(set(defaults) - set(vars(args)))
+        if unknown:
+            raise SystemExit(f"error: {args.config}: unknown setting(s) {', '.join(unknown)}")
+        parser.set_defaults(**defaults)
+        args = parser.parse_args()
+    if args.smoke:
+        for key, value in SMOKE.items():
+            setattr(args, key, value)
+    if args.device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise SystemExit(f"error: --device {args.device} but torch sees no CUDA device")
+        torch.backends.cuda.matmul.allow_tf32 = True
     torch.set_num_threads(args.threads)
     args.scratch = Path("/tmp") / f"learning_curve_{os.getpid()}"
     families = args.families.split(",")
