@@ -16,7 +16,7 @@ from aspen_rl.algorithms.grpo.tiny import CHAT_TEMPLATE, build_tiny_model
 
 
 def train_chat_tokenizer(
-    texts: Iterable[str], *, vocab_size: int = 2000, individual_digits: bool = True
+    texts: Iterable[str], *, vocab_size: int = 2000, individual_digits: bool = False
 ) -> Any:
     """A byte-level BPE tokenizer with ``vocab_size`` entries learnt from ``texts``, with the chat template.
 
