@@ -39,6 +39,7 @@ from typing import Any
 import torch
 import yaml
 
+from aspen_rl.algorithms.grpo.config import LoRASettings
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.data import transcript_rows
 from aspen_rl.algorithms.sft.tiny import build_tiny_bpe_model
@@ -188,7 +189,7 @@ def run_seed(
         model="tiny",
         device=args.device,
         dtype="float32",
-        lora={"enabled": False},
+        lora=LoRASettings(enabled=False),
         max_length=args.max_length,
         epochs=args.eval_every,
         batch_size=args.batch_size,
