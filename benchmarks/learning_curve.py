@@ -294,7 +294,7 @@ def plot(points: list[dict[str, Any]], steps: list[dict[str, Any]], path: Path, 
         ),
     ]
     for ax, (heading, keys) in zip(axes[:2], panels, strict=True):
-        for kind, key in keys:
+        for colour, (kind, key) in enumerate(keys):
             for seed in sorted({p["seed"] for p in points}):
                 mine = [p for p in points if p["seed"] == seed and key in p[kind]]
                 xs = [index[(p["phase"], p["x"])] for p in mine]
@@ -305,6 +305,7 @@ def plot(points: list[dict[str, Any]], steps: list[dict[str, Any]], path: Path, 
                     line,
                     marker="o",
                     ms=3,
+                    color=f"C{colour}",
                     alpha=0.8,
                     label=f"{kind} {key}" if seed == min(p["seed"] for p in points) else None,
                 )
