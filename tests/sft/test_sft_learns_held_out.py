@@ -12,6 +12,7 @@ import torch
 from autogen_core.tools import FunctionTool
 
 from aspen_rl.agent.prompts import default_system_prompt
+from aspen_rl.algorithms.grpo.config import LoRASettings
 from aspen_rl.algorithms.grpo.tool_calls import parse_tool_calls
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.data import transcript_rows
@@ -85,7 +86,9 @@ async def _learn() -> None:
         _, results = first_call_accuracy(
             m, tokenizer, held_out, system_prompt=prompt, tools=tools, max_new_tokens=48
         )
-        expected = {t.task_id: {"base", *{b["type"] for b in t.reference_config["blocks"]}} for t in held_out}
+        expected = {
+            t.task_id: {"base", *{b["type"] for b in (t.reference_config or {})["blocks"]}} for t in held_out
+        }
         by_id = {t.task_id: t for t in held_out}
         return sum(
             [await _scored_by_the_real_tool(by_id[r.task_id], r.text, expected[r.task_id]) for r in results]
@@ -96,7 +99,7 @@ async def _learn() -> None:
         model="tiny",
         device="cpu",
         dtype="float32",
-        lora={"enabled": False},
+        lora=LoRASettings(enabled=False),
         max_assistant_turns=1,
         epochs=EPOCHS,
         batch_size=8,
