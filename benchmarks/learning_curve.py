@@ -1,23 +1,26 @@
-"""Learning curve on CPU: held-out per-turn and full-episode success of a tiny model before and after SFT.
+"""Learning curve: held-out per-turn and full-episode success of a tiny model before SFT, after SFT and
+during GRPO from the SFT checkpoint.
 
-Train and held-out tasks of the chosen families come from the shipped generated sets (``data/generated/``:
-train.jsonl and eval.jsonl are disjoint draws, eval's topologies held out); each seed builds a Qwen2 from a
-config and a BPE tokenizer learnt from the train demonstrations (nothing downloaded), then SFT on those
-verified demonstrations, each turn rendered in the context the agent shows the model (tools block, schema
-cleared after a successful run, config acknowledged once read). Evaluated greedy, on held-out tasks, before
-SFT and after every ``--eval-every`` epochs:
+Held-out tasks of the chosen families come from the shipped generated eval set
+(``data/generated/eval.jsonl``); train tasks from the shipped train set, or (``--generate-train N``) N fresh
+draws of the generator, each verified on the mock, none sharing a held-out task's block types and
+components. Each seed builds a Qwen2 from a config and a BPE tokenizer learnt from the train demonstrations
+(digits split, nothing downloaded), then SFT on the verified demonstrations, each turn rendered in the
+context the agent shows the model, then GRPO: groups of sampled episodes on train tasks through the real
+tools, mock and shipped reward, GRPO's rows and loss. Evaluated on held-out tasks before SFT, every
+``--eval-every`` SFT epochs and every ``--grpo-eval-every`` GRPO steps:
 
-- **ladder** (per turn, each turn given the reference's earlier turns): the first call right (get_schema with
-  exactly the task's parts); the config turn's JSON valid, and the config run by the real ``run_simulation``
-  tool on the mock (accepted / ran); the get_result call right; the answer's reward on the reference trace;
-- **episode** (the model's own turns): the agent's loop in process (its model view, its three tools over the
-  in-process mock, at most ``--max-turns`` turns), scored by the shipped reward: mean reward, the funnel
-  stages (schema, attempted, json, faithful, accepted, simulated, read) and success (reward >= 0.9).
+- **ladder** (per turn, each turn given the reference's earlier turns, greedy): the first call right
+  (get_schema with exactly the task's parts); the config turn's JSON valid and run by the real
+  ``run_simulation`` on the mock; the get_result call right; the answer's reward on the reference trace;
+- **episode** (the model's own turns, greedy and sampled): the agent's loop (its model view, its three
+  tools over the in-process mock), scored by the shipped reward: mean reward, the funnel stages (schema,
+  attempted, json, faithful, accepted, simulated, read), targets met and success (reward >= 0.9).
 
-The episode loop is the agent's logic without AutoGen (same tools, same view, same reward), so no model
-server is needed. JSON and a PNG go to ``docs/benchmarks/``.
+JSON and a PNG go to ``docs/benchmarks/`` after every evaluation; progress lines throughout.
 
-    nice -n 10 python benchmarks/learning_curve.py --families heater,pump --n-train 60 --n-eval 10 --epochs 6
+    nice -n 10 python benchmarks/learning_curve.py --families heater --generate-train 400 --epochs 6 \
+        --grpo-steps 20 --seeds 0,1,2
 """
 
 from __future__ import annotations
@@ -27,35 +30,37 @@ import asyncio
 import json
 import os
 import random
-import statistics
+import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
 import torch
-from autogen_core.tools import FunctionTool
+import yaml
 
-from aspen_rl.agent.context import openai_view
-from aspen_rl.agent.prompts import default_system_prompt
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.data import transcript_rows
-from aspen_rl.algorithms.sft.evaluate import is_correct_first_call
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
-from aspen_rl.datagen import family_of
+from aspen_rl.datagen import family_of, generate_tasks
 from aspen_rl.datagen.demos import record_demos
 from aspen_rl.datagen.regenerate import in_process_client
+from aspen_rl.llm.settings import LoRASettings
 from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
-from aspen_rl.llm.tool_calls import parse_tool_calls
-from aspen_rl.reward import compute_reward
-from aspen_rl.reward.aspen import Facts
 from aspen_rl.tasks import AspenTask, load_tasks
-from aspen_rl.tools import build_tools
-from aspen_rl.trace import RunTrace
+from aspen_rl.tasks.datasets import load_split
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, run from anywhere
+from learning_episodes import (
+    SUCCESS_REWARD,
+    grpo_step,
+    ladder,
+    mean_scores,
+    run_episodes,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "data" / "generated"
-SUCCESS_REWARD = 0.9
-STAGES = ("schema", "attempted", "json", "faithful", "accepted", "simulated", "read")
 
 
 def pick(path: Path, families: list[str], n: int, seed: int) -> list[AspenTask]:
@@ -82,200 +87,113 @@ async def demonstrations(tasks: list[AspenTask]) -> list[dict[str, Any]]:
     return kept
 
 
-@torch.no_grad()
-def generate(model: Any, tokenizer: Any, messages: list[dict[str, Any]], tools: Any, max_new: int) -> str:
-    """The model's greedy next turn after ``messages`` (rendered as the SFT rows are)."""
-    from aspen_rl.llm.chat_server import normalize_messages
-
-    text = tokenizer.apply_chat_template(
-        normalize_messages(messages), tools=tools, add_generation_prompt=True, tokenize=False
-    )
-    ids = torch.tensor([tokenizer.encode(text, add_special_tokens=False)])
-    out = model.generate(
-        input_ids=ids,
-        attention_mask=torch.ones_like(ids),
-        max_new_tokens=max_new,
-        do_sample=False,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-    )
-    return str(tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=False)).split(
-        tokenizer.eos_token
-    )[0]
-
-
-def _first_call(text: str) -> tuple[str, dict[str, Any] | None]:
-    parsed = parse_tool_calls(text)
-    if not parsed.tool_calls:
-        return "", None
-    call = parsed.tool_calls[0]
-    try:
-        arguments = json.loads(call.arguments)
-    except json.JSONDecodeError:
-        return call.name, None
-    return call.name, arguments if isinstance(arguments, dict) else None
-
-
-def _tool_specs(functions: list[Any]) -> list[dict[str, Any]]:
-    return [
-        {"type": "function", "function": FunctionTool(fn, description=fn.__doc__ or "").schema}
-        for fn in functions
-    ]
-
-
-async def ladder(model: Any, tokenizer: Any, demo: dict[str, Any], task: AspenTask) -> dict[str, float]:
-    """Each assistant turn of the reference, generated by the model from the reference's earlier turns."""
-    raw = demo["messages"]
-    turns = [i for i, m in enumerate(raw) if m["role"] == "assistant"]
-    tools = demo.get("tools")
-    scores: dict[str, float] = {}
+async def generated(families: list[str], n: int, seed: int, held_out: list[AspenTask]) -> list[AspenTask]:
+    """``n`` fresh generator draws of ``families`` (verified on the mock), none sharing the block types and
+    components of a shipped val/test task or of ``held_out``, none a near-duplicate of ``held_out``."""
+    shipped = load_split("val") + load_split("test")
     async with in_process_client() as client:
-        trace = RunTrace()
-        by_name = {fn.__name__: fn for fn in build_tools(client, trace)}
-        for i in turns:
-            reference = raw[i]
-            budget = len(tokenizer.encode(json.dumps(reference, ensure_ascii=False))) + 32
-            text = generate(model, tokenizer, openai_view(raw[:i]), tools, budget)
-            name, arguments = _first_call(text)
-            if not reference.get("tool_calls"):  # the answer, judged on the reference's own trace
-                reference_trace = await _replay(raw[:i], task)
-                reference_trace.final_answer = text
-                scores["answer_reward"] = compute_reward(task, reference_trace).total
-                continue
-            expected = reference["tool_calls"][0]["function"]["name"]
-            if expected == "get_schema":
-                scores["first_call"] = float(is_correct_first_call(task, text)[1])
-            elif expected == "run_simulation":
-                config = (arguments or {}).get("config")
-                try:
-                    valid = isinstance(json.loads(config), dict) if isinstance(config, str) else False
-                except json.JSONDecodeError:
-                    valid = False
-                scores["config_json"] = float(name == expected and valid)
-                ran = False
-                if scores["config_json"]:
-                    answer = json.loads(await by_name["run_simulation"](config=config))
-                    ran = answer.get("success") is True
-                scores["config_ran"] = float(ran)
-            elif expected == "get_result":
-                wanted = json.loads(reference["tool_calls"][0]["function"]["arguments"])
-                scores["result_call"] = float(name == expected and arguments == wanted)
-    return scores
-
-
-async def _replay(messages: list[dict[str, Any]], task: AspenTask) -> RunTrace:
-    """The trace of the reference's tool calls in ``messages``, replayed through the real tools."""
-    trace = RunTrace()
-    async with in_process_client() as client:
-        by_name = {fn.__name__: fn for fn in build_tools(client, trace)}
-        for message in messages:
-            for call in message.get("tool_calls") or []:
-                await by_name[call["function"]["name"]](**json.loads(call["function"]["arguments"]))
-    return trace
-
-
-async def episode(
-    model: Any, tokenizer: Any, task: AspenTask, max_turns: int, max_new: int
-) -> dict[str, Any]:
-    """The model drives the task on its own: the agent's view, tools and reward; greedy."""
-    trace = RunTrace()
-    async with in_process_client() as client:
-        functions = build_tools(client, trace)
-        by_name = {fn.__name__: fn for fn in functions}
-        tools = _tool_specs(functions)
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": default_system_prompt()},
-            {"role": "user", "content": task.user_requirement},
-        ]
-        for turn in range(max_turns):
-            text = generate(model, tokenizer, openai_view(messages), tools, max_new)
-            parsed = parse_tool_calls(text)
-            if not parsed.tool_calls:
-                trace.final_answer = text
-                break
-            call = parsed.tool_calls[0]
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": "",
-                    "tool_calls": [
-                        {
-                            "id": f"c{turn}",
-                            "type": "function",
-                            "function": {"name": call.name, "arguments": call.arguments},
-                        }
-                    ],
-                }
-            )
-            try:
-                arguments = json.loads(call.arguments)
-                answer = await by_name[call.name](**arguments)
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:  # as AutoGen answers a bad call
-                answer = f"Error: {type(exc).__name__}: {exc}"
-            messages.append({"role": "tool", "tool_call_id": f"c{turn}", "content": answer})
-    reward = compute_reward(task, trace)
-    stages = Facts.of(task, trace).stages
-    return {"reward": reward.total, "success": float(reward.total >= SUCCESS_REWARD), **stages}
-
-
-def _mean(rows: list[dict[str, float]]) -> dict[str, float]:
-    keys = sorted({k for r in rows for k in r})
-    return {k: round(statistics.fmean(r[k] for r in rows if k in r), 4) for k in keys}
+        return await generate_tasks(
+            n,
+            client,
+            families=families,
+            seed=seed,
+            held_out=shipped + held_out,
+            exclude=held_out,
+            prefix="lctrain",
+        )
 
 
 async def evaluate(
     model: Any, tokenizer: Any, eval_demos: list, eval_tasks: list, args: Any
 ) -> dict[str, Any]:
-    model.eval()
+    """Held-out ladder (greedy) and full episodes, greedy and sampled at ``--eval-temperature``."""
     by_id = {t.task_id: t for t in eval_tasks}
-    rungs = [await ladder(model, tokenizer, d, by_id[d["task_id"]]) for d in eval_demos]
-    episodes = [
-        await episode(model, tokenizer, t, args.max_turns, args.max_new_tokens)
-        for t in eval_tasks[: args.n_episodes]
-    ]
-    return {"ladder": _mean(rungs), "episode": _mean(episodes)}
+    rungs = [await ladder(model, tokenizer, d, by_id[d["task_id"]]) for d in eval_demos[: args.n_ladder]]
+    tasks = eval_tasks[: args.n_episodes]
+    greedy = await run_episodes(
+        model, tokenizer, tasks, temperature=0.0, max_turns=args.max_turns, max_new=args.max_new_tokens
+    )
+    sampled = await run_episodes(
+        model,
+        tokenizer,
+        [t for t in tasks for _ in range(args.eval_samples)],
+        temperature=args.eval_temperature,
+        max_turns=args.max_turns,
+        max_new=args.max_new_tokens,
+    )
+    return {
+        "ladder": mean_scores(rungs),
+        "episode": mean_scores([e.score() for e in greedy]),
+        "sampled": mean_scores([e.score() for e in sampled]),
+    }
+
+
+def _brief(result: dict[str, Any]) -> str:
+    e, s, lad = result["episode"], result["sampled"], result["ladder"]
+    return (
+        f"greedy success {e['success']:.2f} reward {e['reward']:.3f} ran {e['simulated']:.2f}"
+        f" read {e['read']:.2f}"
+        f" | sampled success {s['success']:.2f} reward {s['reward']:.3f}"
+        f" | ladder first {lad.get('first_call', 0):.2f} json {lad.get('config_json', 0):.2f}"
+        f" ran {lad.get('config_ran', 0):.2f} result {lad.get('result_call', 0):.2f}"
+        f" answer {lad.get('answer_reward', 0):.3f}"
+    )
 
 
 def run_seed(
     seed: int,
     demos: list,
+    train_tasks: list[AspenTask],
     eval_demos: list,
     eval_tasks: list,
     args: Any,
     points: list[dict[str, Any]],
+    steps: list[dict[str, Any]],
     write: Any,
 ) -> None:
-    """Build, evaluate untrained, then SFT with an evaluation every ``eval_every`` epochs (into ``points``,
-    written by ``write`` after each)."""
+    """Build, evaluate untrained, SFT with an evaluation every ``--eval-every`` epochs, then GRPO from the
+    SFT model with an evaluation every ``--grpo-eval-every`` steps (into ``points``; each GRPO step's train
+    reward into ``steps``; ``write`` after each evaluation)."""
+    torch.manual_seed(seed)
     model, tokenizer = build_tiny_bpe_model(
-        demos, vocab_size=args.vocab, hidden_size=args.width, num_layers=args.layers, num_heads=4, seed=seed
+        demos,
+        vocab_size=args.vocab,
+        hidden_size=args.width,
+        num_layers=args.layers,
+        num_heads=args.heads,
+        seed=seed,
+        individual_digits=not args.merge_digits,
     )
+    model.to(args.device)
     started = time.monotonic()
+    holder = [model]
 
-    def point(epoch: float, loss: float | None) -> None:
-        result = asyncio.run(evaluate(model_ref[0], tokenizer, eval_demos, eval_tasks, args))
+    def point(phase: str, x: float, loss: float | None) -> None:
+        result = asyncio.run(evaluate(holder[0], tokenizer, eval_demos, eval_tasks, args))
         entry = {
             "seed": seed,
-            "epoch": epoch,
+            "phase": phase,
+            "x": x,
             "loss": loss,
             "elapsed_s": round(time.monotonic() - started),
-            **result,
         }
-        points.append(entry)
+        points.append({**entry, **result})
         write()
-        print(f"  seed {seed} epoch {epoch:g}: loss {loss}, {json.dumps(result)}", flush=True)
+        print(
+            f"  seed {seed} {phase} {x:g} ({entry['elapsed_s']} s): loss {loss} | {_brief(result)}",
+            flush=True,
+        )
 
-    model_ref = [model]
-    point(0, None)
+    point("init", 0, None)
     config = SFTConfig(
         model="tiny",
-        device="cpu",
+        device=args.device,
         dtype="float32",
-        lora={"enabled": False},
+        lora=LoRASettings(enabled=False),
         max_length=args.max_length,
         epochs=args.eval_every,
         batch_size=args.batch_size,
-        micro_batch_size=args.batch_size,
+        micro_batch_size=args.micro_batch_size,
         learning_rate=args.lr,
         warmup_steps=5,
         lr_schedule="constant",
@@ -287,99 +205,233 @@ def run_seed(
     )
     trainer = SFTTrainer(config, model=model, tokenizer=tokenizer)
     rows = transcript_rows(demos, tokenizer, max_length=args.max_length)
-    print(f"  seed {seed}: {len(demos)} demonstrations -> {len(rows)} rows", flush=True)
+    tokens = sum(len(r.input_ids) for r in rows)
+    print(
+        f"  seed {seed}: {len(demos)} demonstrations -> {len(rows)} rows, {tokens:,} tokens an epoch",
+        flush=True,
+    )
     epoch = 0.0
     while epoch < args.epochs:
-        epoch += args.eval_every
+        epoch = min(args.epochs, epoch + args.eval_every)
         trainer.config.epochs = epoch
+        t0 = time.monotonic()
+        done = trainer.updates
         history = trainer.train(rows)
-        model_ref[0] = trainer.model
-        point(epoch, round(history[-1]["loss"], 4))
+        spent = time.monotonic() - t0
+        trained = (trainer.updates - done) * args.batch_size / max(1, len(rows)) * tokens
+        print(
+            f"  seed {seed}: SFT to epoch {epoch:g} in {spent:.0f} s ({trained / spent:,.0f} tokens/s)",
+            flush=True,
+        )
+        holder[0] = trainer.model
+        point("sft", epoch, round(history[-1]["loss"], 4))
+    model = trainer.model
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.grpo_lr, weight_decay=0.0)
+    rng = random.Random(seed)
+    for step in range(1, args.grpo_steps + 1):
+        t0 = time.monotonic()
+        chosen = rng.sample(train_tasks, args.grpo_tasks)
+        episodes = asyncio.run(
+            run_episodes(
+                model,
+                tokenizer,
+                [t for t in chosen for _ in range(args.group)],
+                temperature=args.grpo_temperature,
+                max_turns=args.max_turns,
+                max_new=args.max_new_tokens,
+            )
+        )
+        groups = [episodes[i : i + args.group] for i in range(0, len(episodes), args.group)]
+        result = grpo_step(
+            model,
+            optimizer,
+            groups,
+            pad_token_id=tokenizer.pad_token_id,
+            max_length=args.max_length,
+            micro_batch=args.micro_batch_size,
+        )
+        steps.append({"seed": seed, "step": step, **vars(result), "wall_s": round(time.monotonic() - t0, 1)})
+        print(
+            f"  seed {seed} GRPO step {step}: train reward {result.reward:.3f} success {result.success:.2f}, "
+            f"{result.zero_variance_groups}/{len(groups)} groups without signal, {result.rows} rows, "
+            f"{time.monotonic() - t0:.0f} s",
+            flush=True,
+        )
+        if step % args.grpo_eval_every == 0 or step == args.grpo_steps:
+            holder[0] = model
+            point("grpo", step, None)
 
 
-def plot(points: list[dict[str, Any]], path: Path, title: str) -> None:
+def plot(points: list[dict[str, Any]], steps: list[dict[str, Any]], path: Path, title: str) -> None:
+    """Held-out episode success and reward (greedy, sampled), the ladder, and GRPO's train reward."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
-    series = {
-        "ladder": ["first_call", "config_json", "config_ran", "result_call", "answer_reward"],
-        "episode": ["reward", "schema", "json", "simulated", "read", "success"],
-    }
-    for ax, (kind, keys) in zip(axes, series.items(), strict=True):
-        for key in keys:
-            by_epoch: dict[float, list[float]] = {}
-            for p in points:
-                if key in p[kind]:
-                    by_epoch.setdefault(p["epoch"], []).append(p[kind][key])
-            xs = sorted(by_epoch)
-            ax.plot(xs, [statistics.fmean(by_epoch[x]) for x in xs], marker="o", label=key)
-        ax.set_title(f"held-out {kind} (greedy), mean over seeds")
-        ax.set_xlabel("SFT epochs")
+    order = {"init": 0, "sft": 1, "grpo": 2}
+    labels = sorted({(p["phase"], p["x"]) for p in points}, key=lambda k: (order[k[0]], k[1]))
+    index = {k: i for i, k in enumerate(labels)}
+    names = [f"{ph} {x:g}" for ph, x in labels]
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.8))
+    panels = [
+        (
+            "held-out episodes",
+            [
+                ("episode", "success"),
+                ("episode", "reward"),
+                ("episode", "simulated"),
+                ("sampled", "success"),
+                ("sampled", "reward"),
+            ],
+        ),
+        (
+            "held-out ladder (greedy)",
+            [
+                ("ladder", k)
+                for k in ("first_call", "config_json", "config_ran", "result_call", "answer_reward")
+            ],
+        ),
+    ]
+    for ax, (heading, keys) in zip(axes[:2], panels, strict=True):
+        for colour, (kind, key) in enumerate(keys):
+            for seed in sorted({p["seed"] for p in points}):
+                mine = [p for p in points if p["seed"] == seed and key in p[kind]]
+                xs = [index[(p["phase"], p["x"])] for p in mine]
+                line = "-" if kind != "sampled" else "--"
+                ax.plot(
+                    xs,
+                    [p[kind][key] for p in mine],
+                    line,
+                    marker="o",
+                    ms=3,
+                    color=f"C{colour}",
+                    alpha=0.8,
+                    label=f"{kind} {key}" if seed == min(p["seed"] for p in points) else None,
+                )
+        ax.set_title(heading + " (one line per seed)")
+        ax.set_xticks(range(len(names)), names, rotation=60, fontsize=7)
         ax.set_ylim(-0.05, 1.05)
-        ax.legend(fontsize=8)
-    import textwrap
-
-    fig.suptitle("\n".join(textwrap.wrap(title, 160)), fontsize=8)
+        ax.legend(fontsize=7)
+    for seed in sorted({s["seed"] for s in steps}):
+        mine = [s for s in steps if s["seed"] == seed]
+        axes[2].plot([s["step"] for s in mine], [s["reward"] for s in mine], marker=".", label=f"seed {seed}")
+    axes[2].set_title("GRPO: mean train reward per step (sampled groups)")
+    axes[2].set_xlabel("GRPO step")
+    axes[2].legend(fontsize=7)
+    fig.suptitle("\n".join(textwrap.wrap(title, 190)), fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
 
+SMOKE: dict[str, Any] = {
+    "generate_train": 6,
+    "n_eval": 2,
+    "n_ladder": 1,
+    "n_episodes": 2,
+    "epochs": 1,
+    "eval_every": 1,
+    "max_new_tokens": 24,
+    "max_turns": 2,
+    "grpo_steps": 1,
+    "grpo_tasks": 2,
+    "group": 2,
+    "seeds": "0",
+}
+"""What ``--smoke`` overrides (the model size stays as configured: a GPU recipe's model on CPU)."""
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--families", default="heater,pump")
-    parser.add_argument("--n-train", type=int, default=60)
-    parser.add_argument("--n-eval", type=int, default=10)
-    parser.add_argument("--n-episodes", type=int, default=6, help="held-out tasks driven as full episodes")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--families", default="heater")
+    parser.add_argument("--n-train", type=int, default=30, help="train tasks from data/generated/train.jsonl")
+    parser.add_argument("--generate-train", type=int, default=0, help="N fresh generator draws instead")
+    parser.add_argument("--data-seed", type=int, default=1, help="seed of the generated train set")
+    parser.add_argument(
+        "--n-eval", type=int, default=16, help="held-out tasks from data/generated/eval.jsonl"
+    )
+    parser.add_argument("--n-ladder", type=int, default=8, help="held-out tasks scored turn by turn")
+    parser.add_argument("--n-episodes", type=int, default=16, help="held-out tasks driven as full episodes")
+    parser.add_argument("--eval-samples", type=int, default=1, help="sampled episodes per held-out task")
+    parser.add_argument("--eval-temperature", type=float, default=0.7)
     parser.add_argument("--seeds", default="0")
-    parser.add_argument("--epochs", type=float, default=6)
-    parser.add_argument("--eval-every", type=float, default=3)
+    parser.add_argument("--epochs", type=float, default=4)
+    parser.add_argument("--eval-every", type=float, default=2)
     parser.add_argument("--width", type=int, default=128)
     parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--vocab", type=int, default=2000)
+    parser.add_argument(
+        "--merge-digits", action="store_true", help="let BPE merge digits (the old tokenizer)"
+    )
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--micro-batch-size", type=int, default=8)
     parser.add_argument("--max-length", type=int, default=4096)
-    parser.add_argument("--max-turns", type=int, default=4)
-    parser.add_argument("--max-new-tokens", type=int, default=384)
+    parser.add_argument("--max-turns", type=int, default=5)
+    parser.add_argument("--max-new-tokens", type=int, default=400)
+    parser.add_argument("--grpo-steps", type=int, default=0)
+    parser.add_argument("--grpo-tasks", type=int, default=4, help="train tasks (groups) per GRPO step")
+    parser.add_argument("--group", type=int, default=4, help="sampled episodes per task")
+    parser.add_argument("--grpo-lr", type=float, default=2e-4)
+    parser.add_argument("--grpo-temperature", type=float, default=1.0)
+    parser.add_argument("--grpo-eval-every", type=int, default=5)
+    parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks" / "learning_curve")
+    parser.add_argument("--config", type=Path, help="YAML of these flags (names with _), as defaults")
+    parser.add_argument("--smoke", action="store_true", help="a few tasks, steps and tokens: the plumbing")
     args = parser.parse_args()
+    if args.config:
+        defaults = yaml.safe_load(args.config.read_text()) or {}
+        unknown = sorted(set(defaults) - set(vars(args)))
+        if unknown:
+            raise SystemExit(f"error: {args.config}: unknown setting(s) {', '.join(unknown)}")
+        parser.set_defaults(**defaults)
+        args = parser.parse_args()
+    if args.smoke:
+        for key, value in SMOKE.items():
+            setattr(args, key, value)
+    if args.device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise SystemExit(f"error: --device {args.device} but torch sees no CUDA device")
+        torch.backends.cuda.matmul.allow_tf32 = True
     torch.set_num_threads(args.threads)
     args.scratch = Path("/tmp") / f"learning_curve_{os.getpid()}"
     families = args.families.split(",")
     started = time.monotonic()
-    train_tasks = pick(GENERATED / "train.jsonl", families, args.n_train, 0)
     eval_tasks = pick(GENERATED / "eval.jsonl", families, args.n_eval, 0)
+    if args.generate_train:
+        train_tasks = asyncio.run(generated(families, args.generate_train, args.data_seed, eval_tasks))
+    else:
+        train_tasks = pick(GENERATED / "train.jsonl", families, args.n_train, 0)
     print(f"{len(train_tasks)} train / {len(eval_tasks)} held-out tasks of {families}", flush=True)
     demos = asyncio.run(demonstrations(train_tasks))
     eval_demos = asyncio.run(demonstrations(eval_tasks))
     points: list[dict[str, Any]] = []
+    steps: list[dict[str, Any]] = []
+    command = "python benchmarks/learning_curve.py " + " ".join(sys.argv[1:])
 
     def write() -> None:
-        """JSON and PNG of the points so far (after every evaluation: a cut run keeps what it measured)."""
+        """JSON and PNG of what was measured so far (after every evaluation: a cut run keeps it)."""
         load = os.getloadavg()
         meta = {
-            "command": "python benchmarks/learning_curve.py "
-            + " ".join(
-                f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k not in {"out", "scratch"}
-            ),
-            "machine": f"{os.cpu_count()} CPUs, torch threads {args.threads}",
+            "command": command,
+            "settings": {k: str(v) for k, v in vars(args).items() if k != "scratch"},
+            "machine": f"{os.cpu_count()} CPUs, torch threads {args.threads}, device {args.device}",
             "load_average": [round(x, 2) for x in load],
             "wall_s": round(time.monotonic() - started),
             "success_reward": SUCCESS_REWARD,
         }
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.with_suffix(".json").write_text(
-            json.dumps({"meta": meta, "points": points}, indent=1) + "\n"
+            json.dumps({"meta": meta, "points": points, "grpo_steps": steps}, indent=1) + "\n"
         )
-        title = f"{meta['command']} | wall {meta['wall_s']} s, load {meta['load_average']}"
-        plot(points, args.out.with_suffix(".png"), title)
+        title = f"{command} | wall {meta['wall_s']} s, load {meta['load_average']}, {meta['machine']}"
+        plot(points, steps, args.out.with_suffix(".png"), title)
 
     for seed in [int(s) for s in args.seeds.split(",")]:
-        run_seed(seed, demos, eval_demos, eval_tasks, args, points, write)
+        run_seed(seed, demos, train_tasks, eval_demos, eval_tasks, args, points, steps, write)
     print(f"wrote {args.out.with_suffix('.json')} and .png; wall {time.monotonic() - started:.0f} s")
 
 

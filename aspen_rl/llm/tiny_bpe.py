@@ -15,14 +15,24 @@ from aspen_rl.agent.context import openai_view
 from aspen_rl.llm.tiny_bytes import CHAT_TEMPLATE, build_tiny_model
 
 
-def train_chat_tokenizer(texts: Iterable[str], *, vocab_size: int = 2000) -> Any:
-    """A byte-level BPE tokenizer with ``vocab_size`` entries learnt from ``texts``, with the chat "
-    "template."""
+def train_chat_tokenizer(
+    texts: Iterable[str], *, vocab_size: int = 2000, individual_digits: bool = False
+) -> Any:
+    """A byte-level BPE tokenizer with ``vocab_size`` entries learnt from ``texts``, with the chat template.
+
+    With ``individual_digits`` every digit is its own token (no merge spans a digit), so a number never seen
+    in training is still a sequence of known tokens that a small model can copy from the task text.
+    """
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tok.pre_tokenizer = (
+        pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
+        if individual_digits
+        else byte_level
+    )
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
@@ -68,6 +78,7 @@ def build_tiny_bpe_model(
     num_layers: int = 2,
     num_heads: int = 4,
     seed: int = 0,
+    individual_digits: bool = True,
 ) -> tuple[Any, Any]:
     """A random Qwen2 built from a config and a BPE tokenizer learnt from ``transcripts`` (and the system
     prompt and tool descriptions they carry); nothing is downloaded.
@@ -81,7 +92,7 @@ def build_tiny_bpe_model(
     texts = transcript_texts(transcripts)
     for transcript in transcripts[:1]:  # the tool block every prompt carries
         texts.extend(json.dumps(tool) for tool in transcript.get("tools") or [])
-    tokenizer = train_chat_tokenizer(texts, vocab_size=vocab_size)
+    tokenizer = train_chat_tokenizer(texts, vocab_size=vocab_size, individual_digits=individual_digits)
     model = build_tiny_model(
         len(tokenizer), hidden_size=hidden_size, num_layers=num_layers, num_heads=num_heads, seed=seed
     )

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The learning benchmark's GPU recipe: one prepared call (one seed, under 10 minutes planned on one H100).
+#   benchmarks/learning_curve_gpu.sh SEED            # on the GPU machine, from the repository root
+#   benchmarks/learning_curve_gpu.sh 0 --smoke --device cpu   # the plumbing on a CPU, minutes
+# Writes docs/benchmarks/learning_curve_gpu_seed<SEED>.{json,png} (or under $OUT when set, as the lent
+# machine returns only $OUT) and the log next to them.
+set -euo pipefail
+seed="${1:?usage: learning_curve_gpu.sh SEED [extra learning_curve.py flags]}"
+shift
+python="${PYTHON:-python}"
+out_dir="${OUT:-docs/benchmarks}"
+mkdir -p "$out_dir"
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
+PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" "$python" benchmarks/learning_curve.py \
+    --config configs/learning_curve_gpu.yaml --seeds "$seed" \
+    --out "$out_dir/learning_curve_gpu_seed$seed" "$@" 2>&1 | tee "$out_dir/learning_curve_gpu_seed$seed.log"

@@ -1,0 +1,332 @@
+"""The learning benchmark's model-in-the-loop parts: batched episodes through the real tools, ladder, GRPO.
+
+An episode is the agent's loop without AutoGen: its model view (:func:`~aspen_rl.agent.context.openai_view`),
+its three tools over the in-process mock, its tools block, at most ``max_turns`` turns, scored by the shipped
+reward. Episodes run in lockstep (each turn of every live episode is one batched ``generate``), so a GRPO
+group costs one batch per turn. Each sampled turn is kept as a :class:`CallRecord`, merged into training rows
+by GRPO's own :func:`~aspen_rl.llm.trajectory.build_rows`, and trained with GRPO's loss.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from autogen_core.tools import FunctionTool
+
+from aspen_rl.agent.context import openai_view
+from aspen_rl.agent.prompts import default_system_prompt
+from aspen_rl.algorithms.grpo.advantages import group_advantages
+from aspen_rl.algorithms.grpo.loss import grpo_token_loss, token_weights
+from aspen_rl.algorithms.sft.evaluate import is_correct_first_call
+from aspen_rl.datagen.regenerate import in_process_client
+from aspen_rl.llm.chat_server import normalize_messages
+from aspen_rl.llm.logprobs import selective_logprobs
+from aspen_rl.llm.row_batch import collate
+from aspen_rl.llm.tool_calls import parse_tool_calls
+from aspen_rl.llm.trajectory import build_rows
+from aspen_rl.llm.types import CallRecord, TrajectoryRow
+from aspen_rl.reward import compute_reward
+from aspen_rl.reward.aspen import Facts
+from aspen_rl.tasks import AspenTask
+from aspen_rl.tools import build_tools
+from aspen_rl.trace import RunTrace
+
+SUCCESS_REWARD = 0.9
+"""An episode succeeds when the shipped reward gives it at least this (a faithful run, read, targets met and
+reported: the reference solutions score 1.0, a run with one target unreported stays below)."""
+
+
+def tool_specs(functions: list[Any]) -> list[dict[str, Any]]:
+    """The tools block the agent sends (AutoGen's schema of each tool)."""
+    return [
+        {"type": "function", "function": FunctionTool(fn, description=fn.__doc__ or "").schema}
+        for fn in functions
+    ]
+
+
+def render(tokenizer: Any, messages: list[dict[str, Any]], tools: Any) -> list[int]:
+    """Prompt ids of the model's next turn after ``messages``, as the agent shows them (as SFT renders)."""
+    text = tokenizer.apply_chat_template(
+        normalize_messages(openai_view(messages)), tools=tools, add_generation_prompt=True, tokenize=False
+    )
+    return list(tokenizer.encode(text, add_special_tokens=False))
+
+
+@torch.no_grad()
+def generate_batch(
+    model: Any, tokenizer: Any, prompts: list[list[int]], max_new: int, temperature: float
+) -> list[list[int]]:
+    """One completion per prompt (left-padded into one ``generate``), each cut after its end-of-turn token;
+    greedy when ``temperature`` is 0."""
+    pad, eos = tokenizer.pad_token_id, tokenizer.eos_token_id
+    width = max(len(p) for p in prompts)
+    ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts])
+    attention = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts])
+    sampling: dict[str, Any] = (
+        {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0}
+        if temperature > 0
+        else {"do_sample": False}
+    )
+    out = model.generate(
+        input_ids=ids.to(model.device),
+        attention_mask=attention.to(model.device),
+        max_new_tokens=max_new,
+        eos_token_id=eos,
+        pad_token_id=pad,
+        **sampling,
+    )
+    completions = []
+    for row in out[:, width:].tolist():
+        completions.append(row[: row.index(eos) + 1] if eos in row else row)
+    return completions
+
+
+@dataclass
+class Episode:
+    """One task driven by the model: its messages, tool trace and the calls it sampled."""
+
+    task: AspenTask
+    trace: RunTrace
+    tools: dict[str, Any]
+    messages: list[dict[str, Any]]
+    records: list[CallRecord] = field(default_factory=list)
+    done: bool = False
+
+    def score(self) -> dict[str, float]:
+        """Shipped reward, success, the funnel stages and the targets met of the workbook read."""
+        reward = compute_reward(self.task, self.trace).total
+        facts = Facts.of(self.task, self.trace)
+        return {
+            "reward": reward,
+            "success": float(reward >= SUCCESS_REWARD),
+            **facts.stages,
+            "targets": facts.targets_met()[0],
+            "turns": float(len(self.records)),
+        }
+
+
+async def run_episodes(
+    model: Any,
+    tokenizer: Any,
+    tasks: list[AspenTask],
+    *,
+    temperature: float,
+    max_turns: int,
+    max_new: int,
+) -> list[Episode]:
+    """Drive every task (one episode each, in lockstep) with the model; returns the finished episodes."""
+    model.eval()
+    async with in_process_client() as client:
+        episodes = []
+        specs: Any = None
+        for task in tasks:
+            trace = RunTrace()
+            functions = build_tools(client, trace)
+            specs = specs or tool_specs(functions)
+            system = {"role": "system", "content": default_system_prompt()}
+            messages = [system, {"role": "user", "content": task.user_requirement}]
+            episodes.append(Episode(task, trace, {f.__name__: f for f in functions}, messages))
+        for turn in range(max_turns):
+            live = [e for e in episodes if not e.done]
+            if not live:
+                break
+            prompts = [render(tokenizer, e.messages, specs) for e in live]
+            completions = generate_batch(model, tokenizer, prompts, max_new, temperature)
+            for episode, prompt, completion in zip(live, prompts, completions, strict=True):
+                await _step(episode, tokenizer, turn, prompt, completion)
+    return episodes
+
+
+async def _step(
+    episode: Episode, tokenizer: Any, turn: int, prompt: list[int], completion: list[int]
+) -> None:
+    eos = tokenizer.eos_token_id
+    episode.records.append(
+        CallRecord(
+            rollout_id=episode.task.task_id,
+            attempt_id=None,
+            index=turn,
+            prompt_ids=prompt,
+            completion_ids=completion,
+            logprobs=[0.0] * len(completion),
+            finish_reason="stop" if completion and completion[-1] == eos else "length",
+            started_at=0.0,
+            finished_at=0.0,
+        )
+    )
+    text = str(tokenizer.decode([t for t in completion if t != eos], skip_special_tokens=False))
+    parsed = parse_tool_calls(text)
+    if not parsed.tool_calls:
+        episode.trace.final_answer = text
+        episode.done = True
+        return
+    call = parsed.tool_calls[0]
+    call_id = f"call_{turn}"
+    function = {"name": call.name, "arguments": call.arguments}
+    episode.messages.append(
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": call_id, "type": "function", "function": function}],
+        }
+    )
+    try:
+        answer = await episode.tools[call.name](**json.loads(call.arguments))
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:  # as AutoGen answers a call it cannot make
+        answer = f"Error: {type(exc).__name__}: {exc}"
+    episode.messages.append({"role": "tool", "tool_call_id": call_id, "content": answer})
+
+
+def mean_scores(rows: list[dict[str, float]]) -> dict[str, float]:
+    """Per-key mean of ``rows`` (4 decimals)."""
+    keys = sorted({k for r in rows for k in r})
+    return {k: round(statistics.fmean(r[k] for r in rows if k in r), 4) for k in keys}
+
+
+# -- ladder: each reference turn generated from the reference's earlier turns -----------------------
+
+
+async def ladder(model: Any, tokenizer: Any, demo: dict[str, Any], task: AspenTask) -> dict[str, float]:
+    """Each assistant turn of the reference, generated greedily by the model from the reference's earlier
+    turns (as the agent shows them), scored by the real tools on the mock."""
+    raw = demo["messages"]
+    tools = demo.get("tools")
+    scores: dict[str, float] = {}
+    async with in_process_client() as client:
+        by_name = {fn.__name__: fn for fn in build_tools(client, RunTrace())}
+        for i, reference in enumerate(raw):
+            if reference["role"] != "assistant":
+                continue
+            budget = len(tokenizer.encode(json.dumps(reference, ensure_ascii=False))) + 32
+            (completion,) = generate_batch(model, tokenizer, [render(tokenizer, raw[:i], tools)], budget, 0.0)
+            text = str(tokenizer.decode(completion, skip_special_tokens=True))
+            parsed = parse_tool_calls(text)
+            name, arguments = "", None
+            if parsed.tool_calls:
+                name = parsed.tool_calls[0].name
+                try:
+                    arguments = json.loads(parsed.tool_calls[0].arguments)
+                except json.JSONDecodeError:
+                    arguments = None
+            if not reference.get("tool_calls"):  # the answer, judged on the reference's own trace
+                trace = await _replay(raw[:i], by_name)
+                trace.final_answer = text
+                scores["answer_reward"] = compute_reward(task, trace).total
+                continue
+            expected = reference["tool_calls"][0]["function"]["name"]
+            if expected == "get_schema":
+                scores["first_call"] = float(is_correct_first_call(task, text)[1])
+            elif expected == "run_simulation":
+                config = arguments.get("config") if isinstance(arguments, dict) else None
+                try:
+                    valid = isinstance(json.loads(config), dict) if isinstance(config, str) else False
+                except json.JSONDecodeError:
+                    valid = False
+                scores["config_json"] = float(name == expected and valid)
+                ran = False
+                if valid:
+                    answer = json.loads(await by_name["run_simulation"](config=config))
+                    ran = answer.get("success") is True
+                scores["config_ran"] = float(ran)
+            elif expected == "get_result":
+                wanted = json.loads(reference["tool_calls"][0]["function"]["arguments"])
+                scores["result_call"] = float(name == expected and arguments == wanted)
+    return scores
+
+
+async def _replay(messages: list[dict[str, Any]], tools: dict[str, Any]) -> RunTrace:
+    """The trace of the reference's tool calls in ``messages``, replayed through the real tools."""
+    trace = RunTrace()
+    async with in_process_client() as client:
+        by_name = {fn.__name__: fn for fn in build_tools(client, trace)}
+        for message in messages:
+            for call in message.get("tool_calls") or []:
+                await by_name[call["function"]["name"]](**json.loads(call["function"]["arguments"]))
+    return trace
+
+
+# -- GRPO ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class GRPOStep:
+    """What one GRPO step saw and did."""
+
+    reward: float
+    success: float
+    zero_variance_groups: int
+    rows: int
+    loss: float
+
+
+def grpo_step(
+    model: Any,
+    optimizer: torch.optim.Optimizer,
+    groups: list[list[Episode]],
+    *,
+    pad_token_id: int,
+    max_length: int,
+    micro_batch: int = 4,
+    max_grad_norm: float = 1.0,
+) -> GRPOStep:
+    """One on-policy GRPO update over sampled groups (one group of episodes per task): group-relative
+    advantages of the shipped reward, GRPO's rows and clipped loss (one update per batch, so the ratio is 1
+    and the clip inactive: the policy gradient of the token-mean), gradient clipped."""
+    rows: list[TrajectoryRow] = []
+    advantages: list[float] = []
+    rollout: list[int] = []
+    rewards: list[float] = []
+    successes: list[float] = []
+    flat = 0
+    for group in groups:
+        first = len(rewards)
+        scores = [e.score() for e in group]
+        rewards += [s["reward"] for s in scores]
+        successes += [s["success"] for s in scores]
+        adv = group_advantages([s["reward"] for s in scores])
+        flat += adv.zero_variance
+        if adv.zero_variance:
+            continue
+        for k, (episode, a) in enumerate(zip(group, adv.advantages, strict=True)):
+            for row in build_rows(episode.records, max_tokens=max_length).rows:
+                if any(row.loss_mask):
+                    rows.append(row)
+                    advantages.append(a)
+                    rollout.append(first + k)
+    loss_total = 0.0
+    if rows:
+        model.train()
+        optimizer.zero_grad()
+        batch = collate(rows, pad_token_id)
+        weights = token_weights(batch.loss_mask, torch.tensor(rollout), "token_mean")
+        for start in range(0, len(rows), micro_batch):
+            part = slice(start, start + micro_batch)
+            sub = collate(rows[part], pad_token_id).to(model.device)
+            logits = model(input_ids=sub.input_ids, attention_mask=sub.attention_mask).logits[:, :-1]
+            logprobs = selective_logprobs(logits, sub.input_ids[:, 1:])
+            token = grpo_token_loss(
+                logprobs,
+                logprobs.detach(),
+                torch.tensor(advantages[part], device=model.device).unsqueeze(1),
+                sub.loss_mask,
+                epsilon_low=0.2,
+                epsilon_high=0.28,
+            )
+            w = weights[part, : sub.loss_mask.shape[1]].to(model.device)
+            loss = (token.loss * w).sum()
+            loss.backward()
+            loss_total += float(loss)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        model.eval()
+    return GRPOStep(
+        reward=statistics.fmean(rewards),
+        success=statistics.fmean(successes),
+        zero_variance_groups=flat,
+        rows=len(rows),
+        loss=loss_total,
+    )

@@ -1,0 +1,60 @@
+"""The learning benchmark's GRPO step: it updates from the shipped reward's differences within a group, and
+leaves the model alone when a group's rewards are all equal; its episodes run through the real tools."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import torch
+
+from aspen_rl.llm.tiny_bytes import build_tiny_model
+from aspen_rl.llm.types import CallRecord
+from aspen_rl.tasks import load_tasks
+from aspen_rl.trace import RunTrace
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _episodes_module() -> ModuleType:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location(
+        "learning_episodes", ROOT / "benchmarks" / "learning_episodes.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["learning_episodes"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _episode(lib: ModuleType, answer: str, completion: list[int]) -> object:
+    task = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0]
+    trace = RunTrace()
+    trace.final_answer = answer
+    record = CallRecord("r", None, 0, [1, 2, 3], completion, [0.0] * len(completion), "stop", 0.0, 0.0)
+    return lib.Episode(task, trace, {}, [], records=[record], done=True)
+
+
+def _weights(model: torch.nn.Module) -> torch.Tensor:
+    return torch.cat([p.detach().flatten().clone() for p in model.parameters()])
+
+
+def test_a_group_with_different_rewards_moves_the_model_and_a_flat_group_does_not() -> None:
+    lib = _episodes_module()
+    model = build_tiny_model(16, hidden_size=16, num_layers=1, num_heads=2, seed=0)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    # the shipped reward: a text answer without invented numbers earns a little; no answer earns 0
+    flat = [_episode(lib, "", [4, 5]), _episode(lib, "", [6, 7])]
+    before = _weights(model)
+    step = lib.grpo_step(model, optimizer, [flat], pad_token_id=0, max_length=64)
+    assert (step.zero_variance_groups, step.rows, step.reward) == (1, 0, 0.0)
+    assert torch.equal(_weights(model), before)
+
+    varied = [_episode(lib, "The run did not converge.", [4, 5]), _episode(lib, "", [6, 7])]
+    step = lib.grpo_step(model, optimizer, [varied], pad_token_id=0, max_length=64)
+    assert step.zero_variance_groups == 0 and step.rows == 2
+    assert step.reward > 0
+    assert not torch.equal(_weights(model), before)
