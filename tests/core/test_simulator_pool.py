@@ -82,9 +82,10 @@ async def test_three_mocks_one_killed_mid_run(tmp_path: Path) -> None:
                 except SimulatorUnavailable as exc:  # sent to the service as it died: infrastructure
                     return f"unavailable: {exc.cause}"
                 assert answer["success"] is True, answer
-                workbook = await client.get_result(
-                    answer["result_file_path"]
-                )  # from the service that wrote it
+                try:  # from the service that wrote it: a run the killed one finished is read from it or lost
+                    workbook = await client.get_result(answer["result_file_path"])
+                except SimulatorUnavailable as exc:
+                    return f"read unavailable: {exc.cause}: {answer['result_file_path']}"
                 assert workbook["status"] == "success"
                 return answer["result_file_path"], workbook["file_info"]["file_path"]
 
@@ -100,10 +101,15 @@ async def test_three_mocks_one_killed_mid_run(tmp_path: Path) -> None:
             mock.kill()
     done = [o for o in outcomes if isinstance(o, tuple)]
     lost = [o for o in outcomes if isinstance(o, str)]
-    assert len(done) >= 11 and len(lost) <= 1, outcomes  # only a run in flight on the killed one is lost
+    # Only the killed service's work is lost: the run in flight on it (one at a time) and the read of a run
+    # it had finished just before (its workbook lives there); every other rollout finishes.
+    assert len(done) >= 10 and len(lost) <= 2, outcomes
+    assert len([o for o in lost if o.startswith("unavailable")]) <= 1, outcomes
+    assert all(str(tmp_path / "m1") in o for o in lost if o.startswith("read unavailable")), outcomes
     assert all(path == read for path, read in done)
     report = pool_report(log, urls)
-    assert sum(r["runs"] for r in report.values()) == len(done)
+    read_lost = [o for o in lost if o.startswith("read unavailable")]  # it ran, then its service died
+    assert sum(r["runs"] for r in report.values()) == len(done) + len(read_lost)
     assert report[urls[0]]["runs"] >= 4 and report[urls[2]]["runs"] >= 4
     assert report[urls[1]]["unreachable"] >= 1  # taken out after the kill
     owners = {url: sum(1 for p, _ in done if str(tmp_path / f"m{i}") in p) for i, url in enumerate(urls)}
