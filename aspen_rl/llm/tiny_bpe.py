@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from aspen_rl.agent.context import openai_view
-from aspen_rl.llm.tiny_bytes import CHAT_TEMPLATE, build_tiny_model
+from aspen_rl.llm.tiny_bytes import build_tiny_model, chat_tokenizer
 
 
 def train_chat_tokenizer(
@@ -24,7 +24,6 @@ def train_chat_tokenizer(
     in training is still a sequence of known tokens that a small model can copy from the task text.
     """
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
     byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
@@ -41,15 +40,7 @@ def train_chat_tokenizer(
         show_progress=False,
     )
     tok.train_from_iterator(list(texts), trainer=trainer)
-    fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        additional_special_tokens=["<|im_start|>"],
-        chat_template=CHAT_TEMPLATE,
-    )
-    fast.add_tokens(["<tool_call>", "</tool_call>"])  # added but not special, as in Qwen2.5
-    return fast
+    return chat_tokenizer(tok)
 
 
 def transcript_texts(transcripts: Iterable[dict[str, Any]], *, max_chars: int = 4000) -> list[str]:

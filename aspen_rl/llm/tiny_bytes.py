@@ -28,7 +28,6 @@ CHAT_TEMPLATE = CHATML_TOOLS_TEMPLATE
 def build_tiny_tokenizer() -> Any:
     """A byte-level BPE tokenizer without merges (vocab 261) with the chat template above."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
 
     byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     alphabet = pre_tokenizers.ByteLevel.alphabet()
@@ -36,6 +35,14 @@ def build_tiny_tokenizer() -> Any:
     tok = Tokenizer(models.BPE(vocab=vocab, merges=[]))
     tok.pre_tokenizer = byte_level
     tok.decoder = decoders.ByteLevel()
+    return chat_tokenizer(tok)
+
+
+def chat_tokenizer(tok: Any) -> Any:
+    """A ``tokenizers.Tokenizer`` as a ChatML chat tokenizer: Qwen2.5's special tokens and tool-call tags,
+    :data:`CHAT_TEMPLATE` (the byte-level and the learnt BPE tiny tokenizers both end here)."""
+    from transformers import PreTrainedTokenizerFast
+
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tok,
         eos_token="<|im_end|>",
