@@ -197,6 +197,7 @@ def run_seed(
         learning_rate=args.lr,
         warmup_steps=5,
         lr_schedule="constant",
+        loss_average=args.loss_average,
         seed=seed,
         output_dir=str(args.scratch),
         run_name=f"seed{seed}",
@@ -365,6 +366,12 @@ def main() -> None:
         "--merge-digits", action="store_true", help="let BPE merge digits (the old tokenizer)"
     )
     parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument(
+        "--loss-average",
+        choices=["token", "turn"],
+        default="turn",
+        help="SFT loss over assistant tokens, or over turns (default: the first call weighs as a config)",
+    )
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--micro-batch-size", type=int, default=8)
     parser.add_argument("--max-length", type=int, default=4096)

@@ -110,6 +110,12 @@ class SFTConfig(BaseModel):
         "linear", description="After warm-up: constant, or linear decay to 0 at the last update."
     )
     max_grad_norm: float = Field(1.0, gt=0, description="Gradient clipping by global norm.")
+    loss_average: Literal["token", "turn"] = Field(
+        "token",
+        description="Average the NLL over every assistant token of an update ('token'), or over each "
+        "assistant turn then over the turns ('turn': a 27-token first call weighs as much as a 420-token "
+        "config).",
+    )
     seed: int = Field(0, description="Seed of torch, python and the shuffling.")
 
     # ---- output

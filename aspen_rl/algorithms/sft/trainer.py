@@ -98,11 +98,23 @@ class SFTTrainer:
         )
 
     def loss(self, rows: Sequence[TrajectoryRow]) -> tuple[torch.Tensor, int]:
-        """Summed negative log-likelihood of the assistant tokens of ``rows`` and their count."""
+        """Summed negative log-likelihood of the assistant tokens of ``rows`` and their count; with
+        ``loss_average: turn`` each turn's tokens weigh 1/its length and the count is the turns'."""
         batch = collate(rows, self.pad_token_id).to(self.device)
         logits = self.model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits[:, :-1]
         logprobs = selective_logprobs(logits, batch.input_ids[:, 1:])
+        if self.config.loss_average == "turn":
+            weights = torch.zeros_like(batch.loss_mask)
+            for i, row in enumerate(rows):  # aligned as collate aligns the mask: t scores token t + 1
+                weights[i, : len(row.loss_mask) - 1] = torch.tensor(turn_weights(row.loss_mask)[1:])
+            return -(logprobs * weights).sum(), self._denominator(rows)
         return -(logprobs * batch.loss_mask).sum(), int(batch.loss_mask.sum().item())
+
+    def _denominator(self, rows: Sequence[TrajectoryRow]) -> int:
+        """What an update's summed loss is divided by: its assistant tokens, or its turns."""
+        if self.config.loss_average == "turn":
+            return sum(_turns(r.loss_mask) for r in rows)
+        return sum(r.num_loss_tokens for r in rows)
 
     @property
     def checkpoints_dir(self) -> Path:
@@ -139,7 +151,7 @@ class SFTTrainer:
                     order.extend(fresh)
                 chosen = [rows[i] for i in order[: cfg.batch_size]]
                 del order[: cfg.batch_size]
-                n_tokens = sum(r.num_loss_tokens for r in chosen)
+                n_tokens = self._denominator(chosen)
                 lr = float(self.optimizer.param_groups[0]["lr"])
                 self.optimizer.zero_grad(set_to_none=True)
                 summed = 0.0
@@ -262,3 +274,24 @@ class SFTTrainer:
         with contextlib.suppress(OSError):
             self.checkpoints_dir.rmdir()
         return out
+
+
+def _turns(mask: Sequence[float]) -> int:
+    """Assistant turns of a row: its runs of loss-mask 1."""
+    return sum(1 for i, m in enumerate(mask) if m and (i == 0 or not mask[i - 1]))
+
+
+def turn_weights(mask: Sequence[float]) -> list[float]:
+    """Each assistant token's weight when every turn (a run of loss-mask 1) weighs 1: 1/the turn's length."""
+    weights = [0.0] * len(mask)
+    i = 0
+    while i < len(mask):
+        if not mask[i]:
+            i += 1
+            continue
+        end = i
+        while end < len(mask) and mask[end]:
+            end += 1
+        weights[i:end] = [1.0 / (end - i)] * (end - i)
+        i = end
+    return weights
