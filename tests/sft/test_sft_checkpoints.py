@@ -173,3 +173,18 @@ def test_sigterm_of_an_sft_run_saves_it_and_resume_finishes_it(tmp_path: Path) -
     assert done.returncode == 0, done.stderr[-3000:]
     state = json.loads((out / "sft_state.json").read_text())
     assert state["updates"] == 60 and not root.exists()
+
+
+def test_training_in_two_calls_goes_on_with_the_shuffle_as_one_call_does(tmp_path: Path) -> None:
+    """The learning benchmark trains a few epochs at a time (evaluating between): the second call draws the
+    next epoch's batches, so its weights are those of one call over both epochs (not a replay of the first
+    epoch's batches)."""
+    one = trainer(config(tmp_path / "one", lr_schedule="constant", save_every=0))
+    one.train(rows())
+    two = trainer(config(tmp_path / "two", lr_schedule="constant", save_every=0, epochs=1))
+    two.train(rows())
+    two.config.epochs = 2
+    two.train(rows())
+    assert two.updates == one.updates == 6
+    for name, value in weights(one.model).items():
+        assert torch.allclose(weights(two.model)[name], value, atol=1e-6), name

@@ -75,6 +75,7 @@ class SFTTrainer:
         )
         self.updates = 0
         self.history: list[dict[str, float]] = []
+        self._shuffle: tuple[int, Any, list[int]] | None = None  # rows, rng state, order after the last call
         self.on_update: Callable[[dict[str, float]], None] | None = None
         """Called after every optimiser update with its metrics (update, loss, grad_norm, lr, tokens)."""
 
@@ -137,6 +138,10 @@ class SFTTrainer:
         order: list[int] = []
         if resume is not None:
             rng, order = self._restore(resume, n_rows=len(rows), total=total)
+        elif self._shuffle is not None and self._shuffle[0] == len(rows):
+            # a later call (more epochs over the same rows) goes on with the shuffle, not replaying its start
+            rng.setstate(self._shuffle[1])
+            order = list(self._shuffle[2])
         scheduler = self._scheduler(total)
         self.model.train()
         disable_dropout(self.model)
@@ -189,6 +194,7 @@ class SFTTrainer:
                     "sft stopped at update %d/%d; saved %s (resume with --resume)", self.updates, total, path
                 )
             raise
+        self._shuffle = (len(rows), rng.getstate(), list(order))
         self.model.eval()
         return self.history
 
