@@ -114,7 +114,7 @@ class SFTTrainer:
     def _denominator(self, rows: Sequence[TrajectoryRow]) -> int:
         """What an update's summed loss is divided by: its assistant tokens, or its turns."""
         if self.config.loss_average == "turn":
-            return sum(_turns(r.loss_mask) for r in rows)
+            return sum(round(sum(turn_weights(r.loss_mask))) for r in rows)  # each turn's weights sum to 1
         return sum(r.num_loss_tokens for r in rows)
 
     @property
@@ -280,11 +280,6 @@ class SFTTrainer:
         with contextlib.suppress(OSError):
             self.checkpoints_dir.rmdir()
         return out
-
-
-def _turns(mask: Sequence[float]) -> int:
-    """Assistant turns of a row: its runs of loss-mask 1."""
-    return sum(1 for i, m in enumerate(mask) if m and (i == 0 or not mask[i - 1]))
 
 
 def turn_weights(mask: Sequence[float]) -> list[float]:
