@@ -111,7 +111,8 @@ def _parse_number(raw: str) -> tuple[float, float, int, bool] | None:
         return None
     digits = mantissa.lstrip("-").replace(".", "").lstrip("0")
     small = "." not in mantissa and not exponent and abs(value) < 10
-    return value, 0.5 * 10.0 ** (exp - decimals), len(digits), small
+    # only a zero mantissa keeps a value finite past 1e308 ("0e400"): its half unit is capped, not an error
+    return value, 0.5 * 10.0 ** min(exp - decimals, 308), len(digits), small
 
 
 def _numbers(text: str) -> Iterator[tuple[int, int, float, float, int, bool]]:

@@ -608,7 +608,7 @@ def test_a_chinese_answer_counts(played: dict[str, Played]) -> None:
 
 
 @pytest.mark.parametrize("task_id", ["train-easy-01", "test-hard-03"])
-@pytest.mark.parametrize("universal", ["0e9", "1e3", "0e0"])
+@pytest.mark.parametrize("universal", ["0e9", "1e3", "0e0", "0e400", "0.0e999"])
 def test_exponent_precision_is_no_universal_answer(
     played: dict[str, Played], task_id: str, universal: str
 ) -> None:
@@ -617,7 +617,8 @@ def test_exponent_precision_is_no_universal_answer(
         f"- {t.name}: {universal} {t.unit}".rstrip() for t in p.task.expected_output
     )
     r = p.score(answer)
-    # Sound: a number with one significant digit gets no precision credit; nothing is reported.
+    # Sound: a number with one significant digit gets no precision credit; nothing is reported. A zero with
+    # an exponent past a float's range (a tiny model wrote one) is scored, not an OverflowError.
     assert r.details["values.reported"] == 0
     assert r.response_quality <= 0.5
 
