@@ -16,17 +16,25 @@ from aspen_rl.llm.tiny_bytes import build_tiny_model, chat_tokenizer
 
 
 def train_chat_tokenizer(
-    texts: Iterable[str], *, vocab_size: int = 2000, individual_digits: bool = False
+    texts: Iterable[str],
+    *,
+    vocab_size: int = 2000,
+    individual_digits: bool = False,
+    word_boundaries: bool = True,
 ) -> Any:
     """A byte-level BPE tokenizer with ``vocab_size`` entries learnt from ``texts``, with the chat template.
 
     With ``individual_digits`` every digit is its own token (no merge spans a digit), so a number never seen
     in training is still a sequence of known tokens that a small model can copy from the task text.
+    With ``word_boundaries`` (GPT-2's pre-split) no merge spans a word or punctuation boundary; without,
+    text repeated across the transcripts (a config's JSON keys and glue, the system prompt, the schema)
+    merges into long tokens: a heater config turn is ~107 tokens instead of ~418, the slots to fill
+    (names, digits) stay short.
     """
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
-    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=word_boundaries)
     tok.pre_tokenizer = (
         pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
         if individual_digits
@@ -70,6 +78,7 @@ def build_tiny_bpe_model(
     num_heads: int = 4,
     seed: int = 0,
     individual_digits: bool = True,
+    word_boundaries: bool = True,
 ) -> tuple[Any, Any]:
     """A random Qwen2 built from a config and a BPE tokenizer learnt from ``transcripts`` (and the system
     prompt and tool descriptions they carry); nothing is downloaded.
@@ -83,7 +92,12 @@ def build_tiny_bpe_model(
     texts = transcript_texts(transcripts)
     for transcript in transcripts[:1]:  # the tool block every prompt carries
         texts.extend(json.dumps(tool) for tool in transcript.get("tools") or [])
-    tokenizer = train_chat_tokenizer(texts, vocab_size=vocab_size, individual_digits=individual_digits)
+    tokenizer = train_chat_tokenizer(
+        texts,
+        vocab_size=vocab_size,
+        individual_digits=individual_digits,
+        word_boundaries=word_boundaries,
+    )
     model = build_tiny_model(
         len(tokenizer), hidden_size=hidden_size, num_layers=num_layers, num_heads=num_heads, seed=seed
     )
