@@ -32,7 +32,7 @@ from aspen_rl.algorithms.sft.checkpoint import (
 )
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.llm.loading import disable_dropout, is_peft_model, model_to_train
-from aspen_rl.llm.logprobs import selective_logprobs
+from aspen_rl.llm.logprobs import token_logprobs
 from aspen_rl.llm.row_batch import collate
 from aspen_rl.llm.types import TrajectoryRow
 
@@ -102,8 +102,10 @@ class SFTTrainer:
         """Summed negative log-likelihood of the assistant tokens of ``rows`` and their count; with
         ``loss_average: turn`` each turn's tokens weigh 1/its length and the count is the turns'."""
         batch = collate(rows, self.pad_token_id).to(self.device)
-        logits = self.model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits[:, :-1]
-        logprobs = selective_logprobs(logits, batch.input_ids[:, 1:])
+        # logits only where a token is trained: a prompt's are never scored (most of a row's tokens)
+        logprobs = token_logprobs(
+            self.model, batch.input_ids, batch.attention_mask, needed=batch.loss_mask > 0
+        )
         if self.config.loss_average == "turn":
             weights = torch.zeros_like(batch.loss_mask)
             for i, row in enumerate(rows):  # aligned as collate aligns the mask: t scores token t + 1
