@@ -44,7 +44,6 @@ from aspen_rl.algorithms.sft.data import transcript_rows
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
 from aspen_rl.datagen import family_of, generate_tasks
 from aspen_rl.datagen.demos import record_demos
-from aspen_rl.datagen.regenerate import in_process_client
 from aspen_rl.llm.settings import LoRASettings
 from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
 from aspen_rl.tasks import AspenTask, load_tasks
@@ -55,6 +54,7 @@ from learning_episodes import (
     SUCCESS_REWARD,
     grpo_step,
     ladder,
+    learning_mock,
     mean_scores,
     run_episodes,
 )
@@ -80,7 +80,7 @@ def pick(path: Path, families: list[str], n: int, seed: int) -> list[AspenTask]:
 
 
 async def demonstrations(tasks: list[AspenTask]) -> list[dict[str, Any]]:
-    async with in_process_client() as client:
+    async with learning_mock() as client:
         kept, dropped = await record_demos(tasks, client)
     if dropped:
         print(f"  {len(dropped)} reference solutions did not score 1.0 and were left out")
@@ -91,7 +91,7 @@ async def generated(families: list[str], n: int, seed: int, held_out: list[Aspen
     """``n`` fresh generator draws of ``families`` (verified on the mock), none sharing the block types and
     components of a shipped val/test task or of ``held_out``, none a near-duplicate of ``held_out``."""
     shipped = load_split("val") + load_split("test")
-    async with in_process_client() as client:
+    async with learning_mock() as client:
         return await generate_tasks(
             n,
             client,
@@ -163,6 +163,7 @@ def run_seed(
         num_heads=args.heads,
         seed=seed,
         individual_digits=not args.merge_digits,
+        word_boundaries=not args.merge_across_words,
     )
     model.to(args.device)
     started = time.monotonic()
@@ -364,6 +365,11 @@ def main() -> None:
     parser.add_argument("--vocab", type=int, default=2000)
     parser.add_argument(
         "--merge-digits", action="store_true", help="let BPE merge digits (the old tokenizer)"
+    )
+    parser.add_argument(
+        "--merge-across-words",
+        action="store_true",
+        help="BPE merges may span word and punctuation boundaries (a config's JSON glue: few tokens)",
     )
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument(

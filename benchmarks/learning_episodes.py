@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import statistics
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -54,6 +56,17 @@ def render(tokenizer: Any, messages: list[dict[str, Any]], tools: Any) -> list[i
         normalize_messages(openai_view(messages)), tools=tools, add_generation_prompt=True, tokenize=False
     )
     return list(tokenizer.encode(text, add_special_tokens=False))
+
+
+RESULTS_DIR = Path(tempfile.gettempdir()) / "aspen_rl_learning_curve"
+"""One results folder for every mock of the benchmark (demonstrations, ladder, episodes), as a deployed
+service writes into one folder: with a folder per mock, each train path had a folder the model learnt by
+heart and every held-out path a new one (its get_result call: 0.2 of its tokens right teacher-forced)."""
+
+
+def learning_mock() -> Any:
+    """An in-process mock writing into :data:`RESULTS_DIR`."""
+    return in_process_client(RESULTS_DIR)
 
 
 @torch.no_grad()
@@ -120,7 +133,7 @@ async def run_episodes(
 ) -> list[Episode]:
     """Drive every task (one episode each, in lockstep) with the model; returns the finished episodes."""
     model.eval()
-    async with in_process_client() as client:
+    async with learning_mock() as client:
         episodes = []
         specs: Any = None
         for task in tasks:
@@ -196,7 +209,7 @@ async def ladder(model: Any, tokenizer: Any, demo: dict[str, Any], task: AspenTa
     raw = demo["messages"]
     tools = demo.get("tools")
     scores: dict[str, float] = {}
-    async with in_process_client() as client:
+    async with learning_mock() as client:
         by_name = {fn.__name__: fn for fn in build_tools(client, RunTrace())}
         for i, reference in enumerate(raw):
             if reference["role"] != "assistant":
@@ -241,7 +254,7 @@ async def ladder(model: Any, tokenizer: Any, demo: dict[str, Any], task: AspenTa
 async def _replay(messages: list[dict[str, Any]], tools: dict[str, Any]) -> RunTrace:
     """The trace of the reference's tool calls in ``messages``, replayed through the real tools."""
     trace = RunTrace()
-    async with in_process_client() as client:
+    async with learning_mock() as client:
         by_name = {fn.__name__: fn for fn in build_tools(client, trace)}
         for message in messages:
             for call in message.get("tool_calls") or []:
