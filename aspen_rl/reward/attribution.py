@@ -111,8 +111,9 @@ def _parse_number(raw: str) -> tuple[float, float, int, bool] | None:
         return None
     digits = mantissa.lstrip("-").replace(".", "").lstrip("0")
     small = "." not in mantissa and not exponent and abs(value) < 10
-    # only a zero mantissa keeps a value finite past 1e308 ("0e400"): its half unit is capped, not an error
-    return value, 0.5 * 10.0 ** min(exp - decimals, 308), len(digits), small
+    # an exponent past a float's range keeps the value finite ("0e400" is 0, "1e-400" underflows to 0): the
+    # half unit's power is clamped to the float range (an int that large cannot even become a float)
+    return value, 0.5 * 10.0 ** max(min(exp - decimals, 308), -400), len(digits), small
 
 
 def _numbers(text: str) -> Iterator[tuple[int, int, float, float, int, bool]]:
