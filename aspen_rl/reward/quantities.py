@@ -210,6 +210,21 @@ def pint_expression(text: str) -> str | None:
     return joined
 
 
+def finite_number(value: Any) -> float | None:
+    """``value`` as a finite float when it is an int or float (not a bool), else ``None``.
+
+    A policy's JSON may hold an integer past a float's range (``1`` and 400 zeros): that is no number
+    here, not an ``OverflowError``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def is_unit(text: str) -> bool:
     """Whether ``text`` is a unit string this module reads (``"kW"``, ``"kmol/s"``, ``"°C"``, ``"%"``)."""
     return pint_expression(text) is not None

@@ -1,9 +1,11 @@
 """Fuzz: no text a policy can write crashes its reward, on REAL traces from the simulator mock.
 
 Two tasks are played once through the real tools (get_schema -> run_simulation with the reference config
--> get_result) against the mock served in process. Each test swaps in a hostile final answer and asserts
-that :func:`compute_reward` scores it: a total in [0, 1], and no credit for garbage. Regression: an
-exponent no float holds (``1e-`` and 400 nines) raised ``OverflowError``.
+-> get_result) against the mock served in process. Each test swaps in a hostile final answer, or plays
+hostile tool-call arguments through the same tools (or records them as the agent records a call no
+tool could take), and asserts that :func:`compute_reward` scores it: a total in [0, 1], and no credit
+for garbage. Regressions: an exponent past an int-to-float conversion (``1e-`` and 400 nines) and an
+integer past a float's range in a config (``1`` and 400 zeros) raised ``OverflowError``.
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from aspen_rl.agent.attempts import refused_call
 from aspen_rl.datagen.regenerate import in_process_client
 from aspen_rl.reward import RewardBreakdown, compute_reward
 from aspen_rl.reward.attribution import read_statements
@@ -26,13 +30,15 @@ from aspen_rl.trace import RunTrace
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 PLAYED = ("train-easy-01", "test-hard-03")
+HUGE_INT = "1" + "0" * 400
+"""An integer JSON reads exactly and no float holds."""
 
 
-async def _play(client, task: AspenTask) -> RunTrace:  # type: ignore[no-untyped-def]
+async def _play(client, task: AspenTask, config_text: str | None = None) -> RunTrace:  # type: ignore[no-untyped-def]
     trace = RunTrace()
     get_schema, run_simulation, get_result = build_tools(client, trace)
     await get_schema(sorted({b["type"] for b in task.reference_config["blocks"]}))
-    run = json.loads(await run_simulation(json.dumps(task.reference_config)))
+    run = json.loads(await run_simulation(config_text or json.dumps(task.reference_config)))
     if run.get("success"):
         await get_result(run["result_file_path"])
     return trace
@@ -87,6 +93,41 @@ def test_an_exponent_no_float_holds_is_scored(
         assert 0.0 <= r.total < 0.8
     assert [s.value for s in read_statements("x 1e-" + "9" * 400)] == [0.0]
     assert read_statements("x 0e-" + "9" * 400)[0].precision == 0.0
+
+
+def _with_literal(config: dict, key: str, literal: str, where: str = "") -> str:
+    """The config as JSON text with the first ``key`` (after ``where``) holding ``literal`` as written."""
+    text = json.dumps(config)
+    start = text.index(where) if where else 0
+    match = re.compile(rf'"{key}": [^,}}\]]+').search(text, start)
+    assert match is not None
+    return text[: match.start()] + f'"{key}": {literal}' + text[match.end() :]
+
+
+@pytest.mark.parametrize(
+    ("key", "where"),
+    [
+        ("TEMP_VALUE", '"stream_data"'),
+        ("FLOW_VALUE", '"stream_data"'),
+        ("TEMP_VALUE", '"blocks_Heater_data"'),
+    ],
+)
+def test_an_integer_no_float_holds_in_a_config_is_a_wrong_value(key: str, where: str) -> None:
+    """A feed (or block spec) number past a float's range is no number: that feed (spec) is wrong."""
+    task = _tasks()["train-easy-01"]
+
+    async def play() -> RunTrace:
+        async with in_process_client() as client:
+            return await _play(client, task, _with_literal(task.reference_config, key, HUGE_INT, where))
+
+    trace = asyncio.run(play())
+    assert not trace.calls[1].ok  # the mock refuses it (InvalidNumber)
+    r = _score(task, trace, "It failed.")
+    aspect = "specs" if "blocks" in where else "feeds"
+    assert r.details[f"fidelity.{aspect}"] == 0.0  # it was an OverflowError in fidelity._number
+    assert r.details["fidelity"] == pytest.approx(0.3)  # one wrong feed or block spec keeps 30 %
+    assert r.details["funnel.simulated"] == 0.0
+    assert 0.0 < r.total < 0.2
 
 
 # -- fuzz: hostile answers ----------------------------------------------------------------------------
@@ -237,3 +278,103 @@ def test_generated_answers_are_scored(played: dict[str, tuple[AspenTask, RunTrac
     task, trace = played["train-easy-01"]
     r = _score(task, trace, answer)
     assert 0.0 <= r.total <= 1.0
+
+
+# -- fuzz: hostile tool-call arguments ----------------------------------------------------------------
+
+
+def _configs(task: AspenTask) -> dict[str, str]:
+    """Config texts a policy could send: odd numbers where numbers go, odd types, odd shapes."""
+    config = task.reference_config
+    text = json.dumps(config)
+    out = {
+        f"{key}={literal[:12]}": _with_literal(config, key, literal)
+        for key in ("TEMP_VALUE", "PRES_VALUE", "FLOW_VALUE")
+        for literal in (
+            HUGE_INT,
+            "-" + HUGE_INT,
+            "NaN",
+            "Infinity",
+            "-Infinity",
+            "1e999",
+            '"80"',
+            "null",
+            "[]",
+            "{}",
+            "true",
+            json.dumps("x" * 5000),
+            "[" * 200 + "1" + "]" * 200,
+        )
+    }
+    odd: dict[str, object] = {
+        "blocks": [1, None, "x", {"name": ["B"], "type": {"t": 1}}, {"name": "B9", "type": None}],
+        "block_connections": {"B1": [1, 2], "X": {"S": None, "T": {"u": 1}}},
+        "components": [{"cid": "WATER", "database_name": "x" * 5000}, {"cid": 5}, None, {"cid": "Z"}],
+        "stream_data": {s: {"flow": {"BASIS": None, "X": {"FLOW_VALUE": "a"}}} for s in config["streams"]},
+        "property_methods": [{"method_name": None, "is_basis_method": "yes"}, 5],
+        "note": {"a": [float("nan"), {"": [None] * 50}]},
+    }
+    out.update({f"odd {key}": json.dumps({**config, key: value}) for key, value in odd.items()})
+    out["deep extra"] = json.dumps({**config, "note": "NEST"}).replace('"NEST"', "[" * 300 + "]" * 300)
+    out.update(
+        {"cut short": text[:-40], "array": f"[{text}]", "string": json.dumps(text), "number": "5", "": ""}
+    )
+    out["fenced twice"] = "```json\n```json\n" + text + "\n```\n```"
+    return out
+
+
+def test_hostile_tool_arguments_are_scored(played: dict[str, tuple[AspenTask, RunTrace]]) -> None:
+    """Configs, get_result arguments and refused calls a policy could write: each rollout is scored."""
+    task, base = played["train-easy-01"]
+    path = base.calls[1].response["result_file_path"]
+    honest = _honest(task, base)
+    deep = "[" * 300 + json.dumps(path) + "]" * 300
+
+    async def play_all() -> dict[str, RunTrace]:
+        traces: dict[str, RunTrace] = {}
+        async with in_process_client() as client:
+            for name, text in _configs(task).items():
+                traces[f"config {name}"] = await _play(client, task, text)
+            for only in ([1, None], [{"a": 1}], [""], ["x" * 5000], [["n"]], [], ["H1"] * 500):
+                trace = base.model_copy(deep=True)
+                await build_tools(client, trace)[2](path, only)  # type: ignore[call-arg]
+                traces[f"only {only!r:.30}"] = trace
+            for odd_path in (
+                5,
+                None,
+                [path],
+                {"p": path},
+                path + "\x00",
+                f" {path.replace('/', chr(92))} ",
+                "",
+            ):
+                trace = base.model_copy(deep=True)
+                await build_tools(client, trace)[2](odd_path)
+                traces[f"path {odd_path!r:.30}"] = trace
+        for tool in ("get_result", "run_simulation", "get_schema", "no_such_tool", ""):
+            for arguments in (
+                f'{{"result_file_path": {deep}}}',
+                f'{{"config": {deep}, "only": [NaN]}}',
+                "not json",
+                "[1, 2]",
+                '{"config": {"a": NaN, "b": -Infinity}}',
+                '{"result_file_path": 1e999}',
+                f'{{"config": {HUGE_INT}}}',
+                f'{{"result_file_path": {{"x": {json.dumps(path)}}}}}',
+            ):
+                trace = base.model_copy(deep=True)
+                trace.calls.insert(2, refused_call(tool, arguments, "refused"))
+                traces[f"refused {tool} {arguments[:20]}"] = trace
+        return traces
+
+    traces = asyncio.run(play_all())
+    assert len(traces) > 80
+    for name, trace in traces.items():
+        for answer in (honest, "nan 1e-" + "9" * 400 + " kW", ""):
+            trace.final_answer = answer
+            r = compute_reward(task, trace)
+            assert 0.0 <= r.total <= 1.0, name
+            if not any(c.ok for c in trace.calls if c.name == "run_simulation"):
+                # no run succeeded: the honest answer reports nothing, the garbled one invents nothing
+                assert r.details["values.reported"] == 0, name
+                assert r.total < 0.5, name
