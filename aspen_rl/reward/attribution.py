@@ -193,6 +193,7 @@ def read_statements(answer: str) -> list[Statement]:
                 continue
             found = True
             label = clause[: numbers[0][0]]
+            label_unit = _bracket_unit(label)  # once per clause: a long label read per number is quadratic
             previous = 0
             for start, end, value, half, significant, small in numbers:
                 if start < previous:
@@ -200,7 +201,7 @@ def read_statements(answer: str) -> list[Statement]:
                 segment = clause[previous:start]
                 unit, previous = _unit_after(clause, end)
                 if unit is None:
-                    unit = _bracket_unit(segment) or _bracket_unit(label)
+                    unit = _bracket_unit(segment) or label_unit
                 statements.append(Statement(value, half, significant, small, unit, (segment, label, heading)))
         if not found:
             heading = line.strip("#*: ：")
@@ -213,18 +214,16 @@ def _table_row(cells: list[str], header: list[str], heading: str) -> Iterator[St
     label = " ".join(
         c for j, c in enumerate(cells) if j != unit_column and not any(True for _ in _numbers(c))
     )
+    # read once per row (and column), not once per number: a long row would be quadratic
+    fallback = (row_unit if quantities.is_unit(row_unit) else None) or _bracket_unit(label)
     for j, cell in enumerate(cells):
         column_header = header[j] if j < len(header) else ""
+        header_unit = _bracket_unit(column_header)
         for start, end, value, half, significant, small in _numbers(cell):
             unit, _ = _unit_after(cell, end)
             before = cell[:start]
             if unit is None:
-                unit = (
-                    _bracket_unit(before)
-                    or _bracket_unit(column_header)
-                    or (row_unit if quantities.is_unit(row_unit) else None)
-                    or _bracket_unit(label)
-                )
+                unit = _bracket_unit(before) or header_unit or fallback
             yield Statement(
                 value, half, significant, small, unit, (f"{before} {column_header}", label, heading)
             )

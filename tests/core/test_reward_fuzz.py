@@ -14,6 +14,7 @@ import asyncio
 import json
 import random
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 
 from aspen_rl.agent.attempts import refused_call
 from aspen_rl.datagen.regenerate import in_process_client
-from aspen_rl.reward import RewardBreakdown, compute_reward
+from aspen_rl.reward import RewardBreakdown, attribution, compute_reward, quantities
 from aspen_rl.reward.attribution import read_statements
 from aspen_rl.tasks import AspenTask, load_tasks
 from aspen_rl.tools import build_tools
@@ -378,3 +379,40 @@ def test_hostile_tool_arguments_are_scored(played: dict[str, tuple[AspenTask, Ru
                 # no run succeeded: the honest answer reports nothing, the garbled one invents nothing
                 assert r.details["values.reported"] == 0, name
                 assert r.total < 0.5, name
+
+
+# -- work: a long hostile answer is read in work linear in its length ---------------------------------
+
+
+class _Counting:
+    """A compiled pattern's stand-in that counts the characters each ``finditer``/``match`` is given."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.chars = pattern, 0
+
+    def finditer(self, text: str, *args: int) -> Iterator[re.Match[str]]:
+        self.chars += len(text)
+        return self.pattern.finditer(text, *args)
+
+
+def test_a_long_label_is_read_for_bracket_units_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``(kW) `` 2000 times, then 1000 numbers: the label was scanned once per number (92 s at 200 kB)."""
+    counting = _Counting(attribution._BRACKET_UNIT)
+    monkeypatch.setattr(attribution, "_BRACKET_UNIT", counting)
+    answer = "(kW) " * 2000 + "1.5 " * 1000
+    statements = read_statements(answer)
+    assert len(statements) == 1000
+    assert {s.unit for s in statements} == {"kW"}  # the label's bracket unit still applies to each
+    assert counting.chars <= 2 * len(answer)  # was 1000 * 10 kB
+
+
+def test_a_long_unit_chain_is_no_unit_and_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``5 kW/kW/.../kW`` (66,666 words in 200 kB): each shorter try was parsed by pint (minutes)."""
+    seen: list[str] = []
+    is_unit = quantities.is_unit
+    monkeypatch.setattr(quantities, "is_unit", lambda text: seen.append(text) or is_unit(text))
+    statements = read_statements("x 5.5 " + "/".join(["kW"] * 1000))
+    assert [s.value for s in statements] == [5.5]
+    assert statements[0].unit == "kW/kW/kW/kW/kW"  # the longest chain a unit may be (kW^-3, no target's unit)
+    assert max(map(len, seen)) <= quantities.MAX_UNIT_CHARS
+    assert not quantities.is_unit("/".join(["kW"] * 7)) and quantities.is_unit("kJ/kmol*K")
