@@ -171,6 +171,7 @@ def read_statements(answer: str) -> list[Statement]:
     statements: list[Statement] = []
     heading = ""
     header: list[str] | None = None
+    columns: list[tuple[str, str | None]] = []  # each header's layer text and bracket unit, once per table
     for raw in answer.replace("\u2212", "-").splitlines():  # a typeset minus sign is a minus
         line = raw.strip()
         if not line:
@@ -182,8 +183,9 @@ def read_statements(answer: str) -> list[Statement]:
             cells = _cells(line)
             if header is None and not any(True for cell in cells for _ in _numbers(cell)):
                 header = cells
+                columns = [(f" {h}", _bracket_unit(h)) for h in header]
                 continue
-            statements.extend(_table_row(cells, header or [], heading))
+            statements.extend(_table_row(cells, header or [], columns if header else [], heading))
             continue
         header = None
         found = False
@@ -208,7 +210,11 @@ def read_statements(answer: str) -> list[Statement]:
     return statements
 
 
-def _table_row(cells: list[str], header: list[str], heading: str) -> Iterator[Statement]:
+def _table_row(
+    cells: list[str], header: list[str], columns: list[tuple[str, str | None]], heading: str
+) -> Iterator[Statement]:
+    """Statements of a table row; ``columns``: each header's layer text and bracket unit (one string per
+    table, so a long header is named and hashed once, not once per row)."""
     unit_column = next((j for j, h in enumerate(header) if h.strip().lower() in _UNIT_HEADERS), None)
     row_unit = cells[unit_column] if unit_column is not None and unit_column < len(cells) else ""
     label = " ".join(
@@ -217,15 +223,14 @@ def _table_row(cells: list[str], header: list[str], heading: str) -> Iterator[St
     # read once per row (and column), not once per number: a long row would be quadratic
     fallback = (row_unit if quantities.is_unit(row_unit) else None) or _bracket_unit(label)
     for j, cell in enumerate(cells):
-        column_header = header[j] if j < len(header) else ""
-        header_unit = _bracket_unit(column_header)
+        bare, header_unit = columns[j] if j < len(columns) else (" ", None)
         for start, end, value, half, significant, small in _numbers(cell):
             unit, _ = _unit_after(cell, end)
             before = cell[:start]
             if unit is None:
                 unit = _bracket_unit(before) or header_unit or fallback
             yield Statement(
-                value, half, significant, small, unit, (f"{before} {column_header}", label, heading)
+                value, half, significant, small, unit, (f"{before}{bare}" if before else bare, label, heading)
             )
 
 

@@ -404,6 +404,13 @@ def test_a_long_label_is_read_for_bracket_units_once(monkeypatch: pytest.MonkeyP
     assert len(statements) == 1000
     assert {s.unit for s in statements} == {"kW"}  # the label's bracket unit still applies to each
     assert counting.chars <= 2 * len(answer)  # was 1000 * 10 kB
+    # a table's column header: once per table, not once per row
+    counting.chars = 0
+    table = "| " + "(kW) " * 2000 + " | b |\n" + "| 1.5 | 2.5 |\n" * 1000
+    statements = read_statements(table)
+    assert len(statements) == 2000
+    assert [s.unit for s in statements[:2]] == ["kW", None]
+    assert counting.chars <= 2 * len(table)  # was 1000 rows * 10 kB
 
 
 def test_a_long_unit_chain_is_no_unit_and_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
