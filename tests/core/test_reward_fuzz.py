@@ -16,6 +16,7 @@ import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,6 +26,7 @@ from aspen_rl.agent.attempts import refused_call
 from aspen_rl.datagen.regenerate import in_process_client
 from aspen_rl.reward import RewardBreakdown, attribution, compute_reward, quantities
 from aspen_rl.reward.attribution import read_statements
+from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.tasks import AspenTask, load_tasks
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
@@ -35,11 +37,16 @@ HUGE_INT = "1" + "0" * 400
 """An integer JSON reads exactly and no float holds."""
 
 
-async def _play(client, task: AspenTask, config_text: str | None = None) -> RunTrace:  # type: ignore[no-untyped-def]
+def _reference(task: AspenTask) -> dict[str, Any]:
+    assert task.reference_config is not None
+    return task.reference_config
+
+
+async def _play(client: SimulatorClient, task: AspenTask, config_text: str | None = None) -> RunTrace:
     trace = RunTrace()
     get_schema, run_simulation, get_result = build_tools(client, trace)
-    await get_schema(sorted({b["type"] for b in task.reference_config["blocks"]}))
-    run = json.loads(await run_simulation(config_text or json.dumps(task.reference_config)))
+    await get_schema(sorted({b["type"] for b in _reference(task)["blocks"]}))
+    run = json.loads(await run_simulation(config_text or json.dumps(_reference(task))))
     if run.get("success"):
         await get_result(run["result_file_path"])
     return trace
@@ -119,7 +126,7 @@ def test_an_integer_no_float_holds_in_a_config_is_a_wrong_value(key: str, where:
 
     async def play() -> RunTrace:
         async with in_process_client() as client:
-            return await _play(client, task, _with_literal(task.reference_config, key, HUGE_INT, where))
+            return await _play(client, task, _with_literal(_reference(task), key, HUGE_INT, where))
 
     trace = asyncio.run(play())
     assert not trace.calls[1].ok  # the mock refuses it (InvalidNumber)
@@ -286,7 +293,7 @@ def test_generated_answers_are_scored(played: dict[str, tuple[AspenTask, RunTrac
 
 def _configs(task: AspenTask) -> dict[str, str]:
     """Config texts a policy could send: odd numbers where numbers go, odd types, odd shapes."""
-    config = task.reference_config
+    config = _reference(task)
     text = json.dumps(config)
     out = {
         f"{key}={literal[:12]}": _with_literal(config, key, literal)
@@ -338,7 +345,7 @@ def test_hostile_tool_arguments_are_scored(played: dict[str, tuple[AspenTask, Ru
                 traces[f"config {name}"] = await _play(client, task, text)
             for only in ([1, None], [{"a": 1}], [""], ["x" * 5000], [["n"]], [], ["H1"] * 500):
                 trace = base.model_copy(deep=True)
-                await build_tools(client, trace)[2](path, only)  # type: ignore[call-arg]
+                await build_tools(client, trace)[2](path, only)
                 traces[f"only {only!r:.30}"] = trace
             for odd_path in (
                 5,
@@ -417,7 +424,12 @@ def test_a_long_unit_chain_is_no_unit_and_cheap(monkeypatch: pytest.MonkeyPatch)
     """``5 kW/kW/.../kW`` (66,666 words in 200 kB): each shorter try was parsed by pint (minutes)."""
     seen: list[str] = []
     is_unit = quantities.is_unit
-    monkeypatch.setattr(quantities, "is_unit", lambda text: seen.append(text) or is_unit(text))
+
+    def counting(text: str) -> bool:
+        seen.append(text)
+        return is_unit(text)
+
+    monkeypatch.setattr(quantities, "is_unit", counting)
     statements = read_statements("x 5.5 " + "/".join(["kW"] * 1000))
     assert [s.value for s in statements] == [5.5]
     assert statements[0].unit == "kW/kW/kW/kW/kW"  # the longest chain a unit may be (kW^-3, no target's unit)
