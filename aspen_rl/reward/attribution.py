@@ -111,8 +111,9 @@ def _parse_number(raw: str) -> tuple[float, float, int, bool] | None:
         return None
     digits = mantissa.lstrip("-").replace(".", "").lstrip("0")
     small = "." not in mantissa and not exponent and abs(value) < 10
-    # only a zero mantissa keeps a value finite past 1e308 ("0e400"): its half unit is capped, not an error
-    return value, 0.5 * 10.0 ** min(exp - decimals, 308), len(digits), small
+    # an exponent past a float's range keeps the value finite ("0e400" is 0, "1e-400" underflows to 0): the
+    # half unit's power is clamped to the float range (an int that large cannot even become a float)
+    return value, 0.5 * 10.0 ** max(min(exp - decimals, 308), -400), len(digits), small
 
 
 def _numbers(text: str) -> Iterator[tuple[int, int, float, float, int, bool]]:
@@ -170,6 +171,7 @@ def read_statements(answer: str) -> list[Statement]:
     statements: list[Statement] = []
     heading = ""
     header: list[str] | None = None
+    columns: list[tuple[str, str | None]] = []  # each header's layer text and bracket unit, once per table
     for raw in answer.replace("\u2212", "-").splitlines():  # a typeset minus sign is a minus
         line = raw.strip()
         if not line:
@@ -181,8 +183,9 @@ def read_statements(answer: str) -> list[Statement]:
             cells = _cells(line)
             if header is None and not any(True for cell in cells for _ in _numbers(cell)):
                 header = cells
+                columns = [(f" {h}", _bracket_unit(h)) for h in header]
                 continue
-            statements.extend(_table_row(cells, header or [], heading))
+            statements.extend(_table_row(cells, header or [], columns if header else [], heading))
             continue
         header = None
         found = False
@@ -192,6 +195,7 @@ def read_statements(answer: str) -> list[Statement]:
                 continue
             found = True
             label = clause[: numbers[0][0]]
+            label_unit = _bracket_unit(label)  # once per clause: a long label read per number is quadratic
             previous = 0
             for start, end, value, half, significant, small in numbers:
                 if start < previous:
@@ -199,33 +203,34 @@ def read_statements(answer: str) -> list[Statement]:
                 segment = clause[previous:start]
                 unit, previous = _unit_after(clause, end)
                 if unit is None:
-                    unit = _bracket_unit(segment) or _bracket_unit(label)
+                    unit = _bracket_unit(segment) or label_unit
                 statements.append(Statement(value, half, significant, small, unit, (segment, label, heading)))
         if not found:
             heading = line.strip("#*: ：")
     return statements
 
 
-def _table_row(cells: list[str], header: list[str], heading: str) -> Iterator[Statement]:
+def _table_row(
+    cells: list[str], header: list[str], columns: list[tuple[str, str | None]], heading: str
+) -> Iterator[Statement]:
+    """Statements of a table row; ``columns``: each header's layer text and bracket unit (one string per
+    table, so a long header is named and hashed once, not once per row)."""
     unit_column = next((j for j, h in enumerate(header) if h.strip().lower() in _UNIT_HEADERS), None)
     row_unit = cells[unit_column] if unit_column is not None and unit_column < len(cells) else ""
     label = " ".join(
         c for j, c in enumerate(cells) if j != unit_column and not any(True for _ in _numbers(c))
     )
+    # read once per row (and column), not once per number: a long row would be quadratic
+    fallback = (row_unit if quantities.is_unit(row_unit) else None) or _bracket_unit(label)
     for j, cell in enumerate(cells):
-        column_header = header[j] if j < len(header) else ""
+        bare, header_unit = columns[j] if j < len(columns) else (" ", None)
         for start, end, value, half, significant, small in _numbers(cell):
             unit, _ = _unit_after(cell, end)
             before = cell[:start]
             if unit is None:
-                unit = (
-                    _bracket_unit(before)
-                    or _bracket_unit(column_header)
-                    or (row_unit if quantities.is_unit(row_unit) else None)
-                    or _bracket_unit(label)
-                )
+                unit = _bracket_unit(before) or header_unit or fallback
             yield Statement(
-                value, half, significant, small, unit, (f"{before} {column_header}", label, heading)
+                value, half, significant, small, unit, (f"{before}{bare}" if before else bare, label, heading)
             )
 
 

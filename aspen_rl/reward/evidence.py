@@ -9,14 +9,13 @@ not numbers.
 
 from __future__ import annotations
 
-import math
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from typing import Any
 
 from aspen_rl.reward.attribution import Statement, converts, matches, workbook_quantities
-from aspen_rl.reward.quantities import convert_step
+from aspen_rl.reward.quantities import convert_step, finite_number
 from aspen_rl.trace import GET_RESULT, RESULT_FILE_PATH, RUN_SIMULATION, RunTrace
 
 MATCH_REL_TOL = 0.02
@@ -62,10 +61,11 @@ def _config_values(node: Any) -> Iterator[tuple[float, str | None]]:
             if isinstance(value, bool):
                 continue
             if isinstance(value, int | float):
-                if math.isfinite(value):
+                number = finite_number(value)  # an int past a float's range is no number
+                if number is not None:
                     stem = str(key).removesuffix("_VALUE")
                     unit = node.get(f"{stem}_UNITS")
-                    yield float(value), unit if isinstance(unit, str) else None
+                    yield number, unit if isinstance(unit, str) else None
             else:
                 yield from _config_values(value)
     elif isinstance(node, list | tuple):

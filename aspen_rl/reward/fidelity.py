@@ -233,10 +233,7 @@ def _match_streams(ref: Flowsheet, cand: Flowsheet, blocks: dict[str, str]) -> d
 
 
 def _number(node: Any, key: str) -> float | None:
-    value = node.get(key) if isinstance(node, dict) else None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
+    return quantities.finite_number(node.get(key) if isinstance(node, dict) else None)
 
 
 def _in(value: float | None, unit: Any, canonical: str) -> float | None:
@@ -379,9 +376,10 @@ def _data_equal(ref: Any, cand: Any, names: dict[str, str], inlet_bar: float | N
 
 def _absolute_bar(value: Any, unit: str | None, inlet_bar: float) -> Any:
     """A block's pressure spec in bar absolute: Aspen reads a value <= 0 as a drop from the inlet."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    number = quantities.finite_number(value)
+    if number is None:
         return value
-    in_bar = quantities.convert(float(value), unit, "bar") if unit else float(value)
+    in_bar = quantities.convert(number, unit, "bar") if unit else number
     if in_bar is None:
         return value
     return in_bar if value > 0 else inlet_bar + in_bar
@@ -391,7 +389,9 @@ def _leaf_equal(value: Any, unit: str | None, other: Any, other_unit: str | None
     if isinstance(value, bool) or isinstance(other, bool):
         return value == other
     if isinstance(value, int | float) and isinstance(other, int | float):
-        converted = quantities.convert(float(other), other_unit or unit, unit) if unit else float(other)
+        converted = quantities.finite_number(other)  # an int past a float's range equals nothing
+        if converted is not None and unit:
+            converted = quantities.convert(converted, other_unit or unit, unit)
         if converted is None:
             return False
         return abs(converted - value) <= REL_TOL * abs(value) + 1e-9

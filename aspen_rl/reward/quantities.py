@@ -152,8 +152,13 @@ UNIT_WORD = (
     r"|[A-Za-z][A-Za-z]*(?:\^?[23²³])?|[\u4e00-\u9fff]{1,3})"
 )
 """One unit word (letters, an optional power, or a degree sign and letter, or a percent form)."""
-UNIT_EXPRESSION = re.compile(rf"{UNIT_WORD}(?:\s?[/·*]\s?{UNIT_WORD})*")
-"""Unit words joined by ``/``, ``·`` or ``*`` (``kmol/hr``, ``Gcal/hr``, ``kJ/kmol``)."""
+MAX_UNIT_WORDS = 5
+"""Most words one unit joins (``kJ/kmol*K`` has three): a longer chain is no unit a reader writes, and
+reading one of a 200 kB answer's length would cost seconds per try."""
+MAX_UNIT_CHARS = 40
+UNIT_EXPRESSION = re.compile(rf"{UNIT_WORD}(?:\s?[/·*]\s?{UNIT_WORD}){{0,{MAX_UNIT_WORDS - 1}}}")
+"""Unit words joined by ``/``, ``·`` or ``*`` (``kmol/hr``, ``Gcal/hr``, ``kJ/kmol``), at most
+:data:`MAX_UNIT_WORDS` of them."""
 _SPLIT = re.compile(r"\s?([/·*])\s?")
 _TEMPERATURE = "[temperature]"
 
@@ -188,7 +193,7 @@ def pint_expression(text: str) -> str | None:
     text = text.strip()
     if text in _EXPRESSIONS:
         return _EXPRESSIONS[text]
-    if not text or not UNIT_EXPRESSION.fullmatch(text):
+    if not text or len(text) > MAX_UNIT_CHARS or not UNIT_EXPRESSION.fullmatch(text):
         return None
     parts = _SPLIT.split(text)
     out: list[str] = []
@@ -208,6 +213,21 @@ def pint_expression(text: str) -> str | None:
     except Exception:  # pint raises several types for odd strings; any of them means "not a unit"
         return None
     return joined
+
+
+def finite_number(value: Any) -> float | None:
+    """``value`` as a finite float when it is an int or float (not a bool), else ``None``.
+
+    A policy's JSON may hold an integer past a float's range (``1`` and 400 zeros): that is no number
+    here, not an ``OverflowError``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def is_unit(text: str) -> bool:
