@@ -190,6 +190,8 @@ def _parse_config(config: Any) -> dict[str, Any] | tuple[str, str]:
                 "InvalidJSON",
                 f"config is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
             )
+        except (ValueError, RecursionError):  # an integer past Python's digit limit, nesting past its stack
+            return "InvalidJSON", "config is not valid JSON: a number too long or nesting too deep to read"
     if not isinstance(parsed, dict):
         message = f"config must be a JSON object (a flowsheet config), got {type(parsed).__name__}"
         return "InvalidConfig", message

@@ -26,7 +26,7 @@ ARGUMENTS_KEPT = 2000
 def _arguments(text: str) -> dict[str, Any]:
     try:
         parsed = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # RecursionError: nesting deeper than the stack
         return {"raw": str(text)[:ARGUMENTS_KEPT]}
     return parsed if isinstance(parsed, dict) else {"raw": str(text)[:ARGUMENTS_KEPT]}
 

@@ -325,6 +325,10 @@ class SimulatorClient:
         return response.content
 
 
+MAX_FILE_PATH = 4096
+"""Longest file path sent to the service (Linux's PATH_MAX; Windows' long paths stop at 32,767)."""
+
+
 def _file_path_argument(path: str, name: str) -> str:
     """A file path as sent to the service: blanks and surrounding quotes dropped, never empty."""
     if not isinstance(path, str):
@@ -332,6 +336,8 @@ def _file_path_argument(path: str, name: str) -> str:
     cleaned = path.strip().strip("\"'").strip()
     if not cleaned:
         raise ValueError(f"{name} is empty: pass the result_file_path a successful run returned")
+    if len(cleaned) > MAX_FILE_PATH:  # no service path is this long; httpx would refuse the URL (a crash)
+        raise ValueError(f"{name} has {len(cleaned)} characters, over {MAX_FILE_PATH}: not a returned path")
     return cleaned
 
 

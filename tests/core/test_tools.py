@@ -42,6 +42,12 @@ async def test_malformed_json_is_a_recorded_failed_call(down_client: SimulatorCl
     assert "must be a JSON object" in answer["error_message"]
     assert len(trace.calls) == 2
 
+    # JSON that Python's reader cannot hold is the policy's bad config too, never a crashed tool
+    for hostile in ('{"T": 1' + "0" * 5000 + "}", "[" * 100_000 + "]" * 100_000):
+        answer = json.loads(await run_simulation(hostile))
+        assert (answer["success"], answer["error_type"]) == (False, "InvalidJSON")
+    assert [c.error.split(":")[0] for c in trace.calls[2:] if c.error] == ["InvalidJSON", "InvalidJSON"]
+
 
 async def test_simulator_down_gives_readable_text_for_every_tool(down_client: SimulatorClient) -> None:
     trace = RunTrace()

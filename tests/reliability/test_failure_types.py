@@ -196,9 +196,13 @@ async def test_policy_mistakes_stay_the_policys(proxy: tuple[FaultProxy, str]) -
         await run_simulation('{"blocks": [}')
         await run_simulation(json.dumps(config))
         await get_result("no_such_result.xlsx")
+        await get_result("C:/results/" + "x" * 100_000 + ".xlsx")  # past what a URL carries
+        await run_simulation('{"T": 1' + "0" * 5000 + "}")  # past Python's integer digits
     assert [c.failure for c in trace.calls] == [
         FailureKind.BAD_CALL,
         FailureKind.BAD_CONFIG,
+        FailureKind.BAD_CALL,
+        FailureKind.BAD_CALL,
         FailureKind.BAD_CALL,
     ]
     assert all(c.failure is not None and c.failure.fault is Fault.POLICY for c in trace.calls)
