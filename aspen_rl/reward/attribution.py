@@ -3,8 +3,12 @@
 An answer is read as *statements*: a number, the unit written right after it (or in a bracket before
 it, a table's column header, or a table's ``Unit`` column), and the text around it in three layers,
 nearest first: the *segment* (the text since the previous number on the same line or clause, or, in
-a Markdown table, the cell and its column header), the *label* (the line's text before its first
-number, or a table row's text cells) and the *heading* (the last line above without numbers).
+a Markdown table, the cell's text before the number and its column header), the *label* (the line's
+text before its first number, or a table row's text cells) and the *heading* (the last line above
+without numbers). A table's text is read at most :data:`MAX_CONTEXT_CHARS` at a time, so an answer is
+read in work linear in its length: past that many characters into a cell, a number's segment is, as
+on a line, the cell's text since the previous number (after the cell's text before its first number),
+each the nearest :data:`MAX_CONTEXT_CHARS` of it, and a longer header is read to that length.
 
 Every numeric cell of the rollout's results workbook is a *quantity* with facets: its owner (the
 stream or block), its kind (the row: ``Temperature``, ``QCALC``, ``Mole Fractions``...) and, for a
@@ -41,6 +45,9 @@ LAYER_WEIGHTS = (3.0, 2.0, 1.0)
 """Weight of a facet named in the segment, the label, the heading."""
 UNNAMED_FACET_PENALTY = 0.5
 BLOCK_SHEET_SUFFIX = "_result"
+MAX_CONTEXT_CHARS = 100
+"""Most characters of a table cell (before a number) or column header read into a number's segment: a
+cell holding 50,000 numbers was read whole before each, quadratic (7 GB of text, hours, for 300 kB)."""
 
 _NUMBER = re.compile(
     r"(?P<ident>[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*)"
@@ -64,6 +71,9 @@ _BRACKET_UNIT = re.compile(r"[(\[（【]\s*([^()\[\]（）【】]{1,20}?)\s*[)\]
 _CLAUSE_END = re.compile(r"(?<=[。；;！!？?])|(?<=[.])\s+(?=[A-Z\u4e00-\u9fff])")
 _TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")
 _UNIT_HEADERS = frozenset({"unit", "units", "单位"})
+_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
+_WORD_HEAD = re.compile(r"^[A-Za-z0-9_]+")
+_WORD_TAIL = re.compile(r"[A-Za-z0-9_]+$")
 
 
 # -- numbers and statements ---------------------------------------------------------------------
@@ -153,6 +163,18 @@ def _bracket_unit(text: str) -> str | None:
     return found
 
 
+def _clip(text: str, *, keep_end: bool) -> str:
+    """At most :data:`MAX_CONTEXT_CHARS` of ``text``: its end (or its start), with no word cut in two (the
+    part of a word could name what the whole does not: ``temp`` of ``temperatureX``)."""
+    if len(text) <= MAX_CONTEXT_CHARS:
+        return text
+    cut = len(text) - MAX_CONTEXT_CHARS if keep_end else MAX_CONTEXT_CHARS
+    kept = text[cut:] if keep_end else text[:cut]
+    if not (_WORD_CHAR.match(text, cut - 1) and _WORD_CHAR.match(text, cut)):
+        return kept
+    return _WORD_HEAD.sub("", kept, count=1) if keep_end else _WORD_TAIL.sub("", kept, count=1)
+
+
 def _cells(line: str) -> list[str]:
     cells = [c.strip() for c in line.strip().split("|")]
     if cells and not cells[0]:
@@ -183,7 +205,7 @@ def read_statements(answer: str) -> list[Statement]:
             cells = _cells(line)
             if header is None and not any(True for cell in cells for _ in _numbers(cell)):
                 header = cells
-                columns = [(f" {h}", _bracket_unit(h)) for h in header]
+                columns = [(f" {_clip(h, keep_end=False)}", _bracket_unit(h)) for h in header]
                 continue
             statements.extend(_table_row(cells, header or [], columns if header else [], heading))
             continue
@@ -224,9 +246,17 @@ def _table_row(
     fallback = (row_unit if quantities.is_unit(row_unit) else None) or _bracket_unit(label)
     for j, cell in enumerate(cells):
         bare, header_unit = columns[j] if j < len(columns) else (" ", None)
+        lead, previous = "", 0
         for start, end, value, half, significant, small in _numbers(cell):
-            unit, _ = _unit_after(cell, end)
-            before = cell[:start]
+            if not previous:  # the cell's first number
+                lead = _clip(cell[:start], keep_end=True)
+            if start <= MAX_CONTEXT_CHARS:  # an ordinary cell: all of its text before the number
+                before = cell[:start]
+            elif not previous:
+                before = lead
+            else:  # deep in a long cell: as on a line (the whole cell before each would be quadratic)
+                before = f"{lead} {_clip(cell[previous:start], keep_end=True)}"
+            unit, previous = _unit_after(cell, end)
             if unit is None:
                 unit = _bracket_unit(before) or header_unit or fallback
             yield Statement(

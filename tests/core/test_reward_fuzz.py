@@ -435,3 +435,64 @@ def test_a_long_unit_chain_is_no_unit_and_cheap(monkeypatch: pytest.MonkeyPatch)
     assert statements[0].unit == "kW/kW/kW/kW/kW"  # the longest chain a unit may be (kW^-3, no target's unit)
     assert max(map(len, seen)) <= quantities.MAX_UNIT_CHARS
     assert not quantities.is_unit("/".join(["kW"] * 7)) and quantities.is_unit("kJ/kmol*K")
+
+
+def _dump(task: AspenTask, trace: RunTrace, count: int) -> str:
+    """A table whose one cell holds the right value of each target and ``count`` numbers the results do not
+    hold (``1000.5 C``, ``1001.5 kW`` and up: no cell of train-easy-01's results is that hot or large)."""
+    right = [f"{t.actual(trace.last_results):.4g} {t.unit}".rstrip() for t in task.expected_output]
+    wrong = [f"{1000.5 + i} {('C', 'kW')[i % 2]}" for i in range(count)]
+    names = ", ".join(t.name for t in task.expected_output)
+    return f"Results:\n\n| Quantity | Values |\n|---|---|\n| {names} | {' '.join(right + wrong)} |\n"
+
+
+def test_a_cell_of_many_numbers_is_read_in_linear_work(
+    played: dict[str, tuple[AspenTask, RunTrace]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One cell holding every number a policy can dump: each number's segment was the whole cell before it,
+    so the namer read n^2/2 characters (a 50,000-number cell: 7 GB of layer text, MemoryError)."""
+    task, trace = played["train-easy-01"]
+    named: list[int] = []
+    names = attribution.Namer._names
+
+    def counting(self: attribution.Namer, text: str) -> set[tuple[str, str]]:
+        named.append(len(text))
+        return names(self, text)
+
+    monkeypatch.setattr(attribution.Namer, "_names", counting)
+    answer = _dump(task, trace, 2000)
+    r = _score(task, trace, answer)
+    assert 0.0 <= r.total <= 1.0
+    # the dump earns nothing: its wrong numbers are tied to the targets too and contradict the right ones
+    assert r.details["values.reported"] == 0 and r.details["values.correct"] == 0
+    assert r.details["numbers.hallucinated"] == 2000
+    assert r.details["targets.met"] == 2.0  # the run itself was right: completion and efficiency stay
+    assert sum(named) <= 2 * len(answer)  # was 2000 numbers * 8 kB on average
+    # the right values alone, in the same table, are a perfect answer
+    assert _score(task, trace, _dump(task, trace, 0)).total == pytest.approx(1.0)
+
+
+def test_a_long_cell_reads_each_number_with_its_nearest_text() -> None:
+    """A short cell's segments are all of its text before each number (as before); past
+    :data:`attribution.MAX_CONTEXT_CHARS`, a segment is the cell's text before its first number and since
+    the previous one, and a long header is read to that length: bounded, whatever the cell's length."""
+    short = read_statements(
+        "| Stream | Conditions |\n|---|---|\n| PROD-1 | 80.0 C, pressure 1.5 bar, duty 3 kW |"
+    )
+    assert [s.layers[0] for s in short] == [
+        " Conditions",
+        "80.0 C, pressure  Conditions",
+        "80.0 C, pressure 1.5 bar, duty  Conditions",
+    ]
+    limit = attribution.MAX_CONTEXT_CHARS
+    header = "Heater duty " * 20 + "(kW)"
+    cell = "H1 duty " + " ".join(f"{1000 + i}.5 w{i}" for i in range(3000))
+    statements = read_statements(f"| Block | {header} |\n|---|---|\n| H1 | {cell} |")
+    assert len(statements) == 3000
+    assert {s.unit for s in statements} == {"kW"}  # the long header's bracket unit still applies
+    segments = [s.layers[0] for s in statements]
+    assert max(map(len, segments)) <= 3 * limit + 2
+    last = " ".join(segments[-1].split())
+    assert last.startswith("H1 duty w2998 Heater duty")  # the cell's lead, its text since the previous number
+    assert "w2997" not in last and "(kW)" not in last  # nothing farther
+    assert last.endswith("Heater duty")  # the header cut at a word's end ("... Heat" is not read)
