@@ -40,6 +40,7 @@ import torch
 import yaml
 
 from aspen_rl.algorithms.sft.config import SFTConfig
+from aspen_rl.algorithms.sft.copy_warmup import copy_accuracy, copy_warmup, ordinary_token_ids
 from aspen_rl.algorithms.sft.data import transcript_rows
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
 from aspen_rl.datagen import family_of, generate_tasks
@@ -140,6 +141,30 @@ def _brief(result: dict[str, Any]) -> str:
     )
 
 
+def warm_up(model: Any, tokenizer: Any, seed: int, args: Any) -> dict[str, float]:
+    """The copy warm-up: ``--copy-steps`` on strings shown back to back, then ``--copy-gap-steps`` with up
+    to ``--copy-max-gap`` random tokens between the showings. Returns the copy accuracy it reached."""
+    token_ids = ordinary_token_ids(tokenizer)
+    common = {"learning_rate": args.copy_lr, "log_every": 100, "lengths": (8, 64)}
+    t0 = time.monotonic()
+    copy_warmup(model, token_ids, steps=args.copy_steps, seed=seed, **common)
+    copy_warmup(
+        model,
+        token_ids,
+        steps=args.copy_gap_steps,
+        tokens_per_step=4096,
+        gaps=(0, args.copy_max_gap),
+        seed=seed + 1,
+        **common,
+    )
+    reached = {
+        f"len{length}_gap{gap}": round(copy_accuracy(model, token_ids, length=length, gap=gap), 3)
+        for length, gap in ((24, 0), (64, 0), (200, 0), (24, 300), (24, args.copy_max_gap))
+    }
+    print(f"  seed {seed}: copy warm-up in {time.monotonic() - t0:.0f} s, accuracy {reached}", flush=True)
+    return reached
+
+
 def run_seed(
     seed: int,
     demos: list,
@@ -167,6 +192,7 @@ def run_seed(
     )
     model.to(args.device)
     started = time.monotonic()
+    copying = warm_up(model, tokenizer, seed, args) if args.copy_steps or args.copy_gap_steps else {}
     holder = [model]
 
     def point(phase: str, x: float, loss: float | None) -> None:
@@ -177,6 +203,7 @@ def run_seed(
             "x": x,
             "loss": loss,
             "elapsed_s": round(time.monotonic() - started),
+            **({"copy_accuracy": copying} if phase == "init" and copying else {}),
         }
         points.append({**entry, **result})
         write()
@@ -383,6 +410,10 @@ def main() -> None:
     parser.add_argument("--max-length", type=int, default=4096)
     parser.add_argument("--max-turns", type=int, default=5)
     parser.add_argument("--max-new-tokens", type=int, default=400)
+    parser.add_argument("--copy-steps", type=int, default=0, help="copy warm-up steps before SFT")
+    parser.add_argument("--copy-gap-steps", type=int, default=0, help="then, steps with a gap")
+    parser.add_argument("--copy-max-gap", type=int, default=768, help="random tokens between showings")
+    parser.add_argument("--copy-lr", type=float, default=1e-3)
     parser.add_argument("--grpo-steps", type=int, default=0)
     parser.add_argument("--grpo-tasks", type=int, default=4, help="train tasks (groups) per GRPO step")
     parser.add_argument("--group", type=int, default=4, help="sampled episodes per task")
@@ -405,6 +436,7 @@ def main() -> None:
     if args.smoke:
         for key, value in SMOKE.items():
             setattr(args, key, value)
+        args.copy_steps, args.copy_gap_steps = min(args.copy_steps, 2), min(args.copy_gap_steps, 2)
     if args.device.startswith("cuda"):
         if not torch.cuda.is_available():
             raise SystemExit(f"error: --device {args.device} but torch sees no CUDA device")
