@@ -141,10 +141,17 @@ def _brief(result: dict[str, Any]) -> str:
     )
 
 
-def warm_up(model: Any, tokenizer: Any, seed: int, args: Any) -> dict[str, float]:
+def copying(model: Any, token_ids: torch.Tensor, max_gap: int) -> dict[str, float]:
+    """How well ``model`` copies fresh random strings, back to back and across gaps (teacher-forced)."""
+    return {
+        f"len{length}_gap{gap}": round(copy_accuracy(model, token_ids, length=length, gap=gap), 3)
+        for length, gap in ((24, 0), (64, 0), (200, 0), (24, 300), (24, max_gap))
+    }
+
+
+def warm_up(model: Any, token_ids: torch.Tensor, seed: int, args: Any) -> None:
     """The copy warm-up: ``--copy-steps`` on strings shown back to back, then ``--copy-gap-steps`` with up
-    to ``--copy-max-gap`` random tokens between the showings. Returns the copy accuracy it reached."""
-    token_ids = ordinary_token_ids(tokenizer)
+    to ``--copy-max-gap`` random tokens between the showings."""
     common = {"learning_rate": args.copy_lr, "log_every": 100, "lengths": (8, 64)}
     t0 = time.monotonic()
     copy_warmup(model, token_ids, steps=args.copy_steps, seed=seed, **common)
@@ -157,12 +164,8 @@ def warm_up(model: Any, tokenizer: Any, seed: int, args: Any) -> dict[str, float
         seed=seed + 1,
         **common,
     )
-    reached = {
-        f"len{length}_gap{gap}": round(copy_accuracy(model, token_ids, length=length, gap=gap), 3)
-        for length, gap in ((24, 0), (64, 0), (200, 0), (24, 300), (24, args.copy_max_gap))
-    }
+    reached = copying(model, token_ids, args.copy_max_gap)
     print(f"  seed {seed}: copy warm-up in {time.monotonic() - t0:.0f} s, accuracy {reached}", flush=True)
-    return reached
 
 
 def run_seed(
@@ -192,7 +195,9 @@ def run_seed(
     )
     model.to(args.device)
     started = time.monotonic()
-    copying = warm_up(model, tokenizer, seed, args) if args.copy_steps or args.copy_gap_steps else {}
+    token_ids = ordinary_token_ids(tokenizer)
+    if args.copy_steps or args.copy_gap_steps:
+        warm_up(model, token_ids, seed, args)
     holder = [model]
 
     def point(phase: str, x: float, loss: float | None) -> None:
@@ -203,12 +208,13 @@ def run_seed(
             "x": x,
             "loss": loss,
             "elapsed_s": round(time.monotonic() - started),
-            **({"copy_accuracy": copying} if phase == "init" and copying else {}),
+            "copy_accuracy": copying(holder[0], token_ids, args.copy_max_gap),
         }
         points.append({**entry, **result})
         write()
         print(
-            f"  seed {seed} {phase} {x:g} ({entry['elapsed_s']} s): loss {loss} | {_brief(result)}",
+            f"  seed {seed} {phase} {x:g} ({entry['elapsed_s']} s): loss {loss} | {_brief(result)}"
+            f" | copies {entry['copy_accuracy']}",
             flush=True,
         )
 
