@@ -376,6 +376,10 @@ SMOKE: dict[str, Any] = {
 """What ``--smoke`` overrides (the model size stays as configured: a GPU recipe's model on CPU)."""
 
 
+NON_NEGATIVE = ("copy_steps", "copy_gap_steps", "copy_max_gap", "grpo_steps")
+"""Flags that count something and are refused below 0, before any task is drawn."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--families", default="heater")
@@ -443,6 +447,10 @@ def main() -> None:
         for key, value in SMOKE.items():
             setattr(args, key, value)
         args.copy_steps, args.copy_gap_steps = min(args.copy_steps, 2), min(args.copy_gap_steps, 2)
+    negative = [f"--{k.replace('_', '-')}" for k in NON_NEGATIVE if getattr(args, k) < 0]
+    if negative or args.copy_lr <= 0:
+        bad = ", ".join(negative) if negative else "--copy-lr"
+        raise SystemExit(f"error: {bad} must be {'>= 0' if negative else '> 0'}")
     if args.device.startswith("cuda"):
         if not torch.cuda.is_available():
             raise SystemExit(f"error: --device {args.device} but torch sees no CUDA device")

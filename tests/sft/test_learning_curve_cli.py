@@ -1,0 +1,51 @@
+"""The learning benchmark refuses a negative count with an error line before it draws a task."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "learning_curve.py"
+
+
+def _benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("learning_curve_under_test", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--copy-steps", "-1"], "--copy-steps"),
+        (["--copy-gap-steps", "-5"], "--copy-gap-steps"),
+        (["--copy-max-gap", "-1"], "--copy-max-gap"),
+        (["--grpo-steps", "-2"], "--grpo-steps"),
+        (["--copy-lr", "0"], "--copy-lr"),
+    ],
+)
+def test_a_bad_count_is_refused_before_any_task_is_drawn(
+    flags: list[str], named: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    benchmark = _benchmark()
+    drawn: list[object] = []
+
+    def pick(*args: object, **kwargs: object) -> list[object]:
+        drawn.append(args)
+        return []
+
+    monkeypatch.setattr(benchmark, "pick", pick)
+    out = tmp_path / "lc"
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *flags, "--out", str(out)])
+    with pytest.raises(SystemExit) as refused:
+        benchmark.main()
+    message = str(refused.value.code)
+    assert message.startswith("error: ") and named in message
+    assert drawn == []
+    assert not out.with_suffix(".json").exists()
