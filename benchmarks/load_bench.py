@@ -45,7 +45,7 @@ def reference_configs() -> list[tuple[str, bytes]]:
     """``(task_id, body)`` of every shipped task that has a reference config."""
     configs = []
     for path in sorted((REPO / "data").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in path.read_text(encoding="utf-8").split("\n"):
             if line.strip():
                 task = json.loads(line)
                 if task.get("reference_config"):

@@ -61,7 +61,7 @@ KINDS: dict[str, Callable[[], dict[str, Any]]] = {
 
 def methanol_loop() -> dict[str, Any]:
     """The reference config of the shipped task test-hard-03 (methanol synthesis loop)."""
-    for line in (REPO / "data" / "test.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in (REPO / "data" / "test.jsonl").read_text(encoding="utf-8").split("\n"):
         task = json.loads(line) if line.strip() else {}
         if task.get("task_id") == "test-hard-03":
             return task["reference_config"]

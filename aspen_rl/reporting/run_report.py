@@ -136,5 +136,7 @@ def write_summary(output_dir: Path, summary: dict[str, Any]) -> Path:
 
 def load_records(path: Path) -> list[RolloutRecord]:
     """Read back a ``rollouts.jsonl`` file."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    # "\n" only: JSON escapes it, but not U+0085, U+2028 or U+2029, where str.splitlines() also breaks
+    # (an untrained model writes them)
+    lines = path.read_text(encoding="utf-8").split("\n")
     return [RolloutRecord.model_validate_json(line) for line in lines if line.strip()]

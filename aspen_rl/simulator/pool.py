@@ -331,7 +331,7 @@ def pool_report(dispatch_log: Path, urls: Sequence[str]) -> dict[str, dict[str, 
     """
     counts = {url: {"runs": 0, "unreachable": 0} for url in urls}
     with contextlib.suppress(FileNotFoundError):
-        for line in dispatch_log.read_text(encoding="utf-8").splitlines():
+        for line in dispatch_log.read_text(encoding="utf-8").split("\n"):  # JSONL lines
             with contextlib.suppress(ValueError):
                 entry = json.loads(line)
                 slot = counts.setdefault(entry["url"], {"runs": 0, "unreachable": 0})

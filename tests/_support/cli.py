@@ -55,6 +55,6 @@ def wait_for_rollouts(proc: subprocess.Popen[str], output_dir: Path, count: int,
     rollouts = output_dir / "rollouts.jsonl"
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and proc.poll() is None:
-        if rollouts.is_file() and len(rollouts.read_text().splitlines()) >= count:
+        if rollouts.is_file() and rollouts.read_bytes().count(b"\n") >= count:
             return
         time.sleep(0.05)

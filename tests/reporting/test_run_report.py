@@ -111,3 +111,16 @@ def test_infrastructure_failures_are_counted_and_left_out_of_the_means(tmp_path:
     train = summary["splits"]["train"]["all"]
     assert train["total"]["mean"] == pytest.approx(0.4)  # (0.8 + 0) / 2: the busy rollout is left out
     assert (train["count"], train["errors"], train["infrastructure_failures"]) == (3, 2, 1)
+
+
+def test_an_answer_with_unicode_line_separators_reads_back_as_one_record(tmp_path: Path) -> None:
+    # An untrained model writes any character; JSON leaves U+0085, U+2028 and U+2029 unescaped, and
+    # str.splitlines() breaks on them (a CI run failed reading such a record back).
+    answer = "a\x85b\u2028c\u2029d\x1ce\nf"
+    report = RunReport(tmp_path)
+    written = [RolloutRecord(task_id="t1", final_answer=answer), RolloutRecord(task_id="t2")]
+    for r in written:
+        report.add(r)
+    read = load_records(tmp_path / "rollouts.jsonl")
+    assert read == written
+    assert read[0].final_answer == answer

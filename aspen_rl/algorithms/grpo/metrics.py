@@ -90,7 +90,7 @@ class MetricsSink:
         if not self.path.is_file():
             return []
         return [
-            json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()
+            json.loads(line) for line in self.path.read_text(encoding="utf-8").split("\n") if line.strip()
         ]
 
     def plot_rewards(self, path: str | Path | None = None) -> Path:

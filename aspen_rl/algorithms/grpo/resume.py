@@ -69,7 +69,7 @@ def replay_metrics(sink: Any, checkpoint: Path, step: int) -> None:
     saved = checkpoint / CHECKPOINT_METRICS
     if not saved.is_file():
         return
-    for line in saved.read_text(encoding="utf-8").splitlines():
+    for line in saved.read_text(encoding="utf-8").split("\n"):  # JSONL: U+2028 is not a line end
         if line.strip():
             row = json.loads(line)
             if row.get("step", step + 1) <= step:
