@@ -134,4 +134,4 @@ def save_demos(demos: Iterable[dict[str, Any]], path: str | Path) -> None:
 def load_demos(path: str | Path) -> list[dict[str, Any]]:
     """Read transcripts written by :func:`save_demos`."""
     text = Path(path).read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [json.loads(line) for line in text.split("\n") if line.strip()]  # U+2028 is not a line end
