@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+import httpx
 from pydantic import BaseModel
 
 from aspen_rl.contract.run_answer import result_file_path_of
@@ -124,24 +127,36 @@ async def regenerate_file(
     return changes
 
 
+class _FolderOwningTransport(httpx.ASGITransport):
+    """The in-process mock's transport; closing it removes the temporary results folder it owns."""
+
+    def __init__(self, app: Any, folder: tempfile.TemporaryDirectory[str]) -> None:
+        super().__init__(app=app)
+        self.folder = folder
+
+    async def aclose(self) -> None:
+        await super().aclose()
+        self.folder.cleanup()
+
+
 def in_process_client(results_dir: str | Path | None = None) -> SimulatorClient:
     """A client for the mock simulator running in this process (one engine thread, no port, no network).
 
     Args:
-        results_dir: Where the mock writes results files; a fresh temporary folder by default.
+        results_dir: Where the mock writes results files; by default a temporary folder, removed when
+            the client closes (unclosed: when it is collected or the interpreter exits).
     """
-    import tempfile
-
-    import httpx
-
     from simulator_mock.service.app import create_app
     from simulator_mock.service.settings import Settings as MockSettings
 
-    folder = (
-        Path(results_dir) if results_dir is not None else Path(tempfile.mkdtemp(prefix="aspen_rl_regen_"))
-    )
-    app = create_app(MockSettings(workers=0, results_dir=folder))
-    return SimulatorClient("http://simulator-mock.local", transport=httpx.ASGITransport(app=app))
+    if results_dir is not None:
+        app = create_app(MockSettings(workers=0, results_dir=Path(results_dir)))
+        transport: httpx.AsyncBaseTransport = httpx.ASGITransport(app=app)
+    else:
+        owned = tempfile.TemporaryDirectory(prefix="aspen_rl_regen_")
+        app = create_app(MockSettings(workers=0, results_dir=Path(owned.name)))
+        transport = _FolderOwningTransport(app, owned)
+    return SimulatorClient("http://simulator-mock.local", transport=transport)
 
 
 async def regenerate_files(

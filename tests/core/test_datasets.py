@@ -137,3 +137,27 @@ async def test_a_reference_solution_scores_one_over_windows_paths(tmp_path: Path
     ]
     trace.final_answer = "Results:\n" + "\n".join(lines)
     assert compute_reward(task, trace).total == 1.0
+
+
+async def test_the_in_process_mock_removes_its_own_results_folder_on_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a results folder given, the in-process mock writes into a temporary one and removes it when
+    the client closes (it left one folder per call in /tmp: thousands after a day of tests and runs);
+    a folder the caller names is the caller's and stays."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    task = load_split("train")[0]
+    async with in_process_client() as client:
+        run = await client.run_simulation(task.reference_config)
+        assert run["success"] is True, run
+        [folder] = (tmp_path / "tmp").iterdir()
+        assert any(folder.iterdir()), "the run wrote its files there"
+    assert not any((tmp_path / "tmp").iterdir())
+
+    kept = tmp_path / "kept"
+    async with in_process_client(kept) as client:
+        assert (await client.run_simulation(task.reference_config))["success"] is True
+    assert any(kept.iterdir())
