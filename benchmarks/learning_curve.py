@@ -200,6 +200,15 @@ def run_seed(
         warm_up(model, token_ids, seed, args)
     holder = [model]
 
+    def save(stage: str) -> None:
+        if args.save_model is not None:
+            where = args.save_model / f"seed{seed}" / stage
+            holder[0].save_pretrained(where)
+            tokenizer.save_pretrained(where)
+            print(f"  seed {seed}: {stage} model saved to {where}", flush=True)
+
+    save("warmup" if args.copy_steps or args.copy_gap_steps else "init")
+
     def point(phase: str, x: float, loss: float | None) -> None:
         result = asyncio.run(evaluate(holder[0], tokenizer, eval_demos, eval_tasks, args))
         entry = {
@@ -261,6 +270,7 @@ def run_seed(
         holder[0] = trainer.model
         point("sft", epoch, round(history[-1]["loss"], 4))
     model = trainer.model
+    save("sft")
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.grpo_lr, weight_decay=0.0)
     rng = random.Random(seed)
     for step in range(1, args.grpo_steps + 1):
@@ -295,6 +305,8 @@ def run_seed(
         if step % args.grpo_eval_every == 0 or step == args.grpo_steps:
             holder[0] = model
             point("grpo", step, None)
+    if args.grpo_steps:
+        save("grpo")
 
 
 def plot(points: list[dict[str, Any]], steps: list[dict[str, Any]], path: Path, title: str) -> None:
@@ -433,6 +445,9 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks" / "learning_curve")
+    parser.add_argument(
+        "--save-model", type=Path, help="save model and tokenizer here (seedN/{init|warmup,sft,grpo})"
+    )
     parser.add_argument("--config", type=Path, help="YAML of these flags (names with _), as defaults")
     parser.add_argument("--smoke", action="store_true", help="a few tasks, steps and tokens: the plumbing")
     args = parser.parse_args()

@@ -33,6 +33,7 @@ from aspen_rl.llm.trajectory import build_rows
 from aspen_rl.llm.types import CallRecord, TrajectoryRow
 from aspen_rl.reward import compute_reward
 from aspen_rl.reward.aspen import Facts
+from aspen_rl.reward.fidelity import ASPECT_COSTS
 from aspen_rl.tasks import AspenTask
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
@@ -113,12 +114,16 @@ class Episode:
         """Shipped reward, success, the funnel stages and the targets met of the workbook read."""
         reward = compute_reward(self.task, self.trace).total
         facts = Facts.of(self.task, self.trace)
+        configs = [r.fidelity for r in facts.runs if isinstance(r.config, dict)]
+        best = max(configs, key=lambda f: f.value, default=None)
         return {
             "reward": reward,
             "success": float(reward >= SUCCESS_REWARD),
             **facts.stages,
             "targets": facts.targets_met()[0],
             "turns": float(len(self.records)),
+            # which part of the task the most faithful config kept (0 with no config): what to fix next
+            **{f"kept_{k}": best.parts[k] if best else 0.0 for k in ASPECT_COSTS},
         }
 
 
