@@ -133,10 +133,11 @@ def _brief(result: dict[str, Any]) -> str:
     e, s, lad = result["episode"], result["sampled"], result["ladder"]
     return (
         f"greedy success {e['success']:.2f} reward {e['reward']:.3f} ran {e['simulated']:.2f}"
-        f" read {e['read']:.2f}"
+        f" read {e['read']:.2f} faithful {e['faithful']:.3f}"
         f" | sampled success {s['success']:.2f} reward {s['reward']:.3f}"
         f" | ladder first {lad.get('first_call', 0):.2f} json {lad.get('config_json', 0):.2f}"
-        f" ran {lad.get('config_ran', 0):.2f} result {lad.get('result_call', 0):.2f}"
+        f" faithful {lad.get('config_faithful', 0):.3f} ran {lad.get('config_ran', 0):.2f}"
+        f" result {lad.get('result_call', 0):.2f}"
         f" answer {lad.get('answer_reward', 0):.3f}"
     )
 
@@ -336,7 +337,14 @@ def plot(points: list[dict[str, Any]], steps: list[dict[str, Any]], path: Path, 
             "held-out ladder (greedy)",
             [
                 ("ladder", k)
-                for k in ("first_call", "config_json", "config_ran", "result_call", "answer_reward")
+                for k in (
+                    "first_call",
+                    "config_json",
+                    "config_faithful",
+                    "config_ran",
+                    "result_call",
+                    "answer_reward",
+                )
             ],
         ),
     ]

@@ -33,7 +33,7 @@ from aspen_rl.llm.trajectory import build_rows
 from aspen_rl.llm.types import CallRecord, TrajectoryRow
 from aspen_rl.reward import compute_reward
 from aspen_rl.reward.aspen import Facts
-from aspen_rl.reward.fidelity import ASPECT_COSTS
+from aspen_rl.reward.fidelity import ASPECT_COSTS, fidelity
 from aspen_rl.tasks import AspenTask
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
@@ -241,10 +241,12 @@ async def ladder(model: Any, tokenizer: Any, demo: dict[str, Any], task: AspenTa
             elif expected == "run_simulation":
                 config = arguments.get("config") if isinstance(arguments, dict) else None
                 try:
-                    valid = isinstance(json.loads(config), dict) if isinstance(config, str) else False
+                    sent = json.loads(config) if isinstance(config, str) else None
                 except json.JSONDecodeError:
-                    valid = False
+                    sent = None
+                valid = isinstance(sent, dict)
                 scores["config_json"] = float(name == expected and valid)
+                scores["config_faithful"] = fidelity(task.reference_config, sent).value if valid else 0.0
                 ran = False
                 if valid:
                     answer = json.loads(await by_name["run_simulation"](config=config))

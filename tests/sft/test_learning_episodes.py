@@ -58,3 +58,34 @@ def test_a_group_with_different_rewards_moves_the_model_and_a_flat_group_does_no
     assert step.zero_variance_groups == 0 and step.rows == 2
     assert step.reward > 0
     assert not torch.equal(_weights(model), before)
+
+
+async def test_an_episode_reports_which_parts_of_the_task_its_best_config_kept(tmp_path: Path) -> None:
+    """``kept_*`` names the aspect a config got wrong (what to fix next), from the configs the episode
+    really ran through the tools: the reference config keeps everything; with another property method
+    only ``kept_method`` drops and the fidelity halves; no config keeps nothing."""
+    import copy
+    import json
+
+    from aspen_rl.datagen.regenerate import in_process_client
+    from aspen_rl.tools import build_tools
+
+    lib = _episodes_module()
+    task = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0]
+    other = copy.deepcopy(task.reference_config)
+    method = other["property_methods"][0]["method_name"]
+    other["property_methods"][0]["method_name"] = "PENG-ROB" if method != "PENG-ROB" else "NRTL"
+    scores = []
+    async with in_process_client(tmp_path) as client:
+        for config in (task.reference_config, other, None):
+            trace = RunTrace()
+            run_simulation = build_tools(client, trace)[1]
+            if config is not None:
+                await run_simulation(json.dumps(config))
+            scores.append(lib.Episode(task, trace, {}, [], done=True).score())
+    right, wrong_method, nothing = scores
+    aspects = ("components", "method", "blocks", "topology", "feeds", "specs")
+    assert [right[f"kept_{a}"] for a in aspects] == [1.0] * 6 and right["faithful"] == 1.0
+    assert [wrong_method[f"kept_{a}"] for a in aspects] == [1.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+    assert wrong_method["faithful"] == 0.5
+    assert [nothing[f"kept_{a}"] for a in aspects] == [0.0] * 6
