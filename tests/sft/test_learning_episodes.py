@@ -72,6 +72,7 @@ async def test_an_episode_reports_which_parts_of_the_task_its_best_config_kept(t
 
     lib = _episodes_module()
     task = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0]
+    assert task.reference_config is not None
     other = copy.deepcopy(task.reference_config)
     method = other["property_methods"][0]["method_name"]
     other["property_methods"][0]["method_name"] = "PENG-ROB" if method != "PENG-ROB" else "NRTL"
