@@ -137,11 +137,13 @@ def load_model(config: ModelSource) -> tuple[torch.nn.Module, Any]:
     Raises:
         ChatTemplateError: the template drops the agent's tools.
     """
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
+
+    from aspen_rl.llm.tokenizer_files import load_tokenizer
 
     device = resolve_device(config.device)
     dtype = resolve_dtype(config.dtype, device)
     source = config.tokenizer or config.model
-    tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(source), config.chat_template, where=source)
+    tokenizer = prepare_tokenizer(load_tokenizer(source), config.chat_template, where=source)
     model = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(device)  # type: ignore[arg-type]  # transformers types .to() through a wrapper mypy misreads
     return model, tokenizer

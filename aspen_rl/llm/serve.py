@@ -95,10 +95,11 @@ def load_local_model(
         FileNotFoundError: see ``resolve_model``.
         ChatTemplateError: the tokenizer's template (or ``chat_template``) drops the agent's tools.
     """
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     from aspen_rl.llm.chat_template import prepare_tokenizer
     from aspen_rl.llm.loading import resolve_device, resolve_dtype
+    from aspen_rl.llm.tokenizer_files import load_tokenizer
 
     source = resolve_model(path)
     torch_device = resolve_device(device)
@@ -110,7 +111,7 @@ def load_local_model(
 
         with quiet_peft():
             model = PeftModel.from_pretrained(model, str(source.adapter)).merge_and_unload()
-    tokenizer = AutoTokenizer.from_pretrained(source.tokenizer)
+    tokenizer = load_tokenizer(source.tokenizer)
     prepare_tokenizer(tokenizer, chat_template, where=str(path))
     return model.to(torch_device).eval(), tokenizer
 

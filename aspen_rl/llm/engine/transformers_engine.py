@@ -118,9 +118,11 @@ class TransformersEngine(RolloutEngine):
         cls, path: str | Path, *, dtype: torch.dtype = torch.float32, device: str = "cpu", **kwargs: Any
     ) -> TransformersEngine:
         """Load model and tokenizer from a local directory or hub id."""
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoModelForCausalLM
 
-        tokenizer = AutoTokenizer.from_pretrained(str(path))
+        from aspen_rl.llm.tokenizer_files import load_tokenizer
+
+        tokenizer = load_tokenizer(path)
         model = AutoModelForCausalLM.from_pretrained(str(path), dtype=dtype).to(device)  # type: ignore[arg-type]  # transformers types .to() through a wrapper mypy misreads
         return cls(model, tokenizer, **kwargs)
 
