@@ -184,20 +184,31 @@ def run_seed(
     SFT model with an evaluation every ``--grpo-eval-every`` steps (into ``points``; each GRPO step's train
     reward into ``steps``; ``write`` after each evaluation)."""
     torch.manual_seed(seed)
-    model, tokenizer = build_tiny_bpe_model(
-        demos,
-        vocab_size=args.vocab,
-        hidden_size=args.width,
-        num_layers=args.layers,
-        num_heads=args.heads,
-        seed=seed,
-        individual_digits=not args.merge_digits,
-        word_boundaries=not args.merge_across_words,
-    )
+    model: Any
+    if args.init_model is not None:  # a model --save-model kept (a warm-up reused: 26 CPU minutes saved)
+        from transformers import AutoModelForCausalLM
+
+        from aspen_rl.llm.tokenizer_files import load_tokenizer
+
+        where = args.init_model / f"seed{seed}" / "warmup"
+        model = AutoModelForCausalLM.from_pretrained(where, dtype=torch.float32)
+        tokenizer = load_tokenizer(where)
+        print(f"  seed {seed}: model and tokenizer from {where}", flush=True)
+    else:
+        model, tokenizer = build_tiny_bpe_model(
+            demos,
+            vocab_size=args.vocab,
+            hidden_size=args.width,
+            num_layers=args.layers,
+            num_heads=args.heads,
+            seed=seed,
+            individual_digits=not args.merge_digits,
+            word_boundaries=not args.merge_across_words,
+        )
     model.to(args.device)
     started = time.monotonic()
     token_ids = ordinary_token_ids(tokenizer)
-    if args.copy_steps or args.copy_gap_steps:
+    if args.init_model is None and (args.copy_steps or args.copy_gap_steps):
         warm_up(model, token_ids, seed, args)
     holder = [model]
 
@@ -208,7 +219,8 @@ def run_seed(
             tokenizer.save_pretrained(where)
             print(f"  seed {seed}: {stage} model saved to {where}", flush=True)
 
-    save("warmup" if args.copy_steps or args.copy_gap_steps else "init")
+    if args.init_model is None:
+        save("warmup" if args.copy_steps or args.copy_gap_steps else "init")
 
     def point(phase: str, x: float, loss: float | None) -> None:
         result = asyncio.run(evaluate(holder[0], tokenizer, eval_demos, eval_tasks, args))
@@ -456,6 +468,12 @@ def main() -> None:
     parser.add_argument(
         "--save-model", type=Path, help="save model and tokenizer here (seedN/{init|warmup,sft,grpo})"
     )
+    parser.add_argument(
+        "--init-model",
+        type=Path,
+        help="start each seed from DIR/seedN/warmup (a --save-model of the same train set) instead of "
+        "building one and warming it up",
+    )
     parser.add_argument("--config", type=Path, help="YAML of these flags (names with _), as defaults")
     parser.add_argument("--smoke", action="store_true", help="a few tasks, steps and tokens: the plumbing")
     args = parser.parse_args()
@@ -474,6 +492,14 @@ def main() -> None:
     if negative or args.copy_lr <= 0:
         bad = ", ".join(negative) if negative else "--copy-lr"
         raise SystemExit(f"error: {bad} must be {'>= 0' if negative else '> 0'}")
+    if args.init_model is not None:
+        missing = [
+            str(args.init_model / f"seed{s}" / "warmup")
+            for s in args.seeds.split(",")
+            if not (args.init_model / f"seed{s.strip()}" / "warmup" / "config.json").is_file()
+        ]
+        if missing:
+            raise SystemExit(f"error: --init-model: no saved model in {', '.join(missing)}")
     if args.device.startswith("cuda"):
         if not torch.cuda.is_available():
             raise SystemExit(f"error: --device {args.device} but torch sees no CUDA device")

@@ -1,4 +1,5 @@
-"""The learning benchmark refuses a negative count with an error line before it draws a task."""
+"""The learning benchmark refuses a negative count, or a saved model that is not there, with an error line
+before it draws a task."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ def _benchmark() -> ModuleType:
         (["--copy-max-gap", "-1"], "--copy-max-gap"),
         (["--grpo-steps", "-2"], "--grpo-steps"),
         (["--copy-lr", "0"], "--copy-lr"),
+        (["--init-model", "no-such-folder", "--seeds", "0,1"], "--init-model"),
     ],
 )
 def test_a_bad_count_is_refused_before_any_task_is_drawn(
