@@ -1,0 +1,38 @@
+"""The config-turn diagnostic sorts a real config into copied, converted and looked-up parts."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from aspen_rl.tasks import load_tasks
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_fahrenheit_request_has_converted_temperatures_and_copied_names_and_flows() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("config_tokens", ROOT / "benchmarks" / "config_tokens.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    task = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0]  # 77 °F -> 25 °C, 356 °F -> 180 °C
+    assert "77 °F" in task.user_requirement
+    # the config as the agent's run_simulation call carries it: a JSON string inside the arguments
+    text = json.dumps({"config": json.dumps(task.reference_config)})
+    kind, numbers = module.classes(text, task.user_requirement)
+
+    def kind_of(fragment: str) -> str:
+        return kind[text.index(fragment)]
+
+    assert {text[a:b]: name for a, b, name in numbers if text[a:b] in ("25.0", "410.0", "0.8")} == {
+        "25.0": "numbers (converted)",
+        "410.0": "numbers (copy)",
+        "0.8": "numbers (copy)",  # 80 mol%
+    }
+    assert kind_of("FEED-1") == "names (copy)" and kind_of("NRTL") == "names (copy)"
+    assert kind_of("67-56-1") == "component ids (lookup)" and kind_of("METHANOL") == "component ids (lookup)"
+    assert kind_of("MOLE-FRAC") == "keywords" and kind_of("TEMP_VALUE") == "structure"
