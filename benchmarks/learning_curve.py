@@ -493,11 +493,8 @@ def main() -> None:
         bad = ", ".join(negative) if negative else "--copy-lr"
         raise SystemExit(f"error: {bad} must be {'>= 0' if negative else '> 0'}")
     if args.init_model is not None:
-        missing = [
-            str(args.init_model / f"seed{s}" / "warmup")
-            for s in args.seeds.split(",")
-            if not (args.init_model / f"seed{s.strip()}" / "warmup" / "config.json").is_file()
-        ]
+        folders = [args.init_model / f"seed{int(s)}" / "warmup" for s in args.seeds.split(",")]
+        missing = [str(f) for f in folders if not (f / "config.json").is_file()]
         if missing:
             raise SystemExit(f"error: --init-model: no saved model in {', '.join(missing)}")
     if args.device.startswith("cuda"):
