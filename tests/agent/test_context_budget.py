@@ -3,23 +3,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from _support.benchmarks import load_benchmark
 
 
 def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("context_budget", ROOT / "benchmarks" / "context_budget.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["context_budget"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("context_budget")
 
 
 @pytest.mark.slow

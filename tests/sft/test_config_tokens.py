@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
+
+from _support.benchmarks import load_benchmark
 
 from aspen_rl.tasks import load_tasks
 
@@ -13,11 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_fahrenheit_request_has_converted_temperatures_and_copied_names_and_flows() -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("config_tokens", ROOT / "benchmarks" / "config_tokens.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_benchmark("config_tokens")
 
     task = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0]  # 77 °F -> 25 °C, 356 °F -> 180 °C
     assert "77 °F" in task.user_requirement

@@ -3,22 +3,18 @@ before it draws a task."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from _support.benchmarks import load_benchmark
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "learning_curve.py"
 
 
 def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("learning_curve_under_test", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("learning_curve", register=False)
 
 
 @pytest.mark.parametrize(

@@ -3,12 +3,11 @@ leaves the model alone when a group's rewards are all equal; its episodes run th
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import torch
+from _support.benchmarks import load_benchmark
 
 from aspen_rl.llm.tiny_bytes import build_tiny_model
 from aspen_rl.llm.types import CallRecord
@@ -19,15 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _episodes_module() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(
-        "learning_episodes", ROOT / "benchmarks" / "learning_episodes.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["learning_episodes"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("learning_episodes")
 
 
 def _episode(lib: ModuleType, answer: str, completion: list[int]) -> object:
