@@ -41,6 +41,12 @@ _BARE_X = re.compile(r"(?<![A-Za-z0-9_])X(?![A-Za-z0-9])")
 _TYPE_NAMES = {"number": "num", "integer": "int", "string": "str", "boolean": "bool", "null": "null"}
 
 
+def schema_parts(config: Mapping[str, Any]) -> list[str]:
+    """The ``get_schema`` parts a config needs: ``base``, its block types (sorted), then its sections."""
+    types = sorted({str(block["type"]) for block in config.get("blocks", [])})
+    return ["base", *types, *(part for part in SECTION_PARTS if config.get(part))]
+
+
 def _short(text: Any, limit: int = DESCRIPTION_CHARS) -> str:
     """First clause of a description, at most ``limit`` characters, on one line."""
     if not isinstance(text, str):

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aspen_rl.contract.rendering import WORKBOOK_HEADING, Cells, read_rendering
-from aspen_rl.contract.schema_view import SECTION_PARTS
+from aspen_rl.contract.schema_view import schema_parts
 from aspen_rl.contract.workbook import STREAM_SUMMARY
 from aspen_rl.tasks import AspenTask
 
@@ -149,8 +149,7 @@ class ScriptedPolicy:
 def _script(task: AspenTask, plan: MistakePlan) -> list[dict[str, Any]]:
     """The planned tool calls of a rollout (get_result's result_file_path is filled in at call time)."""
     config = task.reference_config or {}
-    block_types = ["base", *sorted({b["type"] for b in config.get("blocks", [])})]
-    block_types += [part for part in SECTION_PARTS if config.get(part)]  # documents of their own
+    block_types = schema_parts(config)
     good = json.dumps(config)
     steps: list[dict[str, Any]] = []
     if not plan.has("skip_schema"):

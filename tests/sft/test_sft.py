@@ -85,6 +85,22 @@ async def test_rows_train_exactly_the_assistant_turns_in_the_context_the_agent_s
     )
 
 
+async def test_the_first_call_scorer_accepts_every_family_s_demonstrated_call_and_nothing_less() -> None:
+    """The evaluator and the demonstrations agree on the parts: a recycle's call names 'convergence'."""
+    tasks = load_tasks(GENERATED / "train.jsonl")
+    one_each = [next(t for t in tasks if family_of(t) == name) for name in SHIPPED_FAMILIES]
+    for task, demo in zip(one_each, await _demos(one_each), strict=True):
+        (call,) = next(m for m in demo["messages"] if m["role"] == "assistant")["tool_calls"]
+        arguments = json.loads(call["function"]["arguments"])
+        text = "<tool_call>\n" + json.dumps({"name": "get_schema", "arguments": arguments}) + "\n</tool_call>"
+        assert is_correct_first_call(task, text) == (True, True), (family_of(task), arguments)
+        short = {"block_types": arguments["block_types"][:-1]}  # one part left out
+        text = "<tool_call>\n" + json.dumps({"name": "get_schema", "arguments": short}) + "\n</tool_call>"
+        assert is_correct_first_call(task, text) == (True, False), family_of(task)
+        if family_of(task) == "recycle":
+            assert "convergence" in arguments["block_types"]
+
+
 def _held_out(per_family: int) -> list:
     tasks = load_tasks(GENERATED / "eval.jsonl")
     chosen = []

@@ -15,7 +15,7 @@ from autogen_core.tools import FunctionTool
 from aspen_rl.agent.prompts import default_system_prompt
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.data import transcript_rows
-from aspen_rl.algorithms.sft.evaluate import first_call_accuracy
+from aspen_rl.algorithms.sft.evaluate import expected_first_call, first_call_accuracy
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
 from aspen_rl.datagen import family_of
 from aspen_rl.datagen.demos import record_demos
@@ -82,9 +82,7 @@ async def _learn() -> None:
     ]
     assert demos[0]["tools"] == tools  # the demonstrations carry the tools block the agent sends
     prompt = default_system_prompt()
-    expected = {
-        t.task_id: {"base", *{b["type"] for b in (t.reference_config or {})["blocks"]}} for t in held_out
-    }
+    expected = {t.task_id: expected_first_call(t)[1] for t in held_out}
 
     async def score(m: Any) -> tuple[int, int]:
         """(first calls the real get_schema tool accepted, first calls with exactly the task's parts)."""

@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from aspen_rl.contract.schema_view import schema_parts
 from aspen_rl.llm.tool_calls import parse_tool_calls
 from aspen_rl.tasks.model import AspenTask
 
@@ -23,9 +24,9 @@ class FirstCallResult:
 
 
 def expected_first_call(task: AspenTask) -> tuple[str, set[str]]:
-    """``get_schema`` with 'base' and every block type of the reference config."""
-    types = {b["type"] for b in (task.reference_config or {}).get("blocks", [])}
-    return "get_schema", {"base", *types}
+    """``get_schema`` with the parts the reference config needs: 'base', its block types and its sections
+    (reactions, design_specs, convergence), as the scripted policy and the demonstrations ask."""
+    return "get_schema", set(schema_parts(task.reference_config or {}))
 
 
 def is_correct_first_call(task: AspenTask, text: str) -> tuple[bool, bool]:
