@@ -34,7 +34,7 @@ from aspen_rl.algorithms.sft.data import assistant_records
 from aspen_rl.llm.tokenizer_files import load_tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, run from anywhere
-from learning_curve import GENERATED, demonstrations, pick
+from learning_curve import GENERATED, demonstrations, number_is_stated, pick
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE]-?\d+)?")
 IDENTITY = re.compile(r'\\"(cid|name|cas_number|database_name|method_name)\\": \\"([^"\\]*)\\"')
@@ -58,8 +58,7 @@ def classes(text: str, request: str) -> tuple[list[str], list[tuple[int, int, st
         if kind[m.start()] != "structure":
             continue
         value = float(m.group())
-        stated = f"{value:g}" in request or f"{value * 100:g} mol%" in request
-        name = "numbers (copy)" if stated else "numbers (converted)"
+        name = "numbers (copy)" if number_is_stated(value, request) else "numbers (converted)"
         mark(m.start(), m.end(), name)
         numbers.append((m.start(), m.end(), name))
     return kind, numbers

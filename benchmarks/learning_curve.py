@@ -33,6 +33,7 @@ import random
 import sys
 import textwrap
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +65,60 @@ ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "data" / "generated"
 
 
-def pick(path: Path, families: list[str], n: int, seed: int) -> list[AspenTask]:
-    """``n`` tasks of ``families`` from ``path``, as even across families as the file allows."""
+def number_is_stated(value: float, request: str) -> bool:
+    """Whether the request states a config number as the config writes it (or a fraction as mol%): a copy,
+    where any other number is a conversion (°F to °C, psia to bar, mol/s to kmol/hr)."""
+    return f"{value:g}" in request or f"{value * 100:g} mol%" in request
+
+
+#: How a request writes the units a config states (a °F, psia or mol/s request converts to one of these).
+WRITTEN_UNITS = {
+    "C": "°C",
+    "K": "K",
+    "bar": "bar",
+    "atm": "atm",
+    "kPa": "kPa",
+    "MPa": "MPa",
+    "kmol/hr": "kmol/h",
+}
+
+
+def _numbers(node: Any) -> Iterator[tuple[float, str | None]]:
+    """Every number of a config with the unit it is stated in (``X_VALUE`` beside ``X_UNITS``), if any."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(value, dict | list):
+                yield from _numbers(value)
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                units = node.get(key.removesuffix("_VALUE") + "_UNITS") if key.endswith("_VALUE") else None
+                yield float(value), units if isinstance(units, str) and units else None
+    elif isinstance(node, list):
+        for value in node:
+            yield from _numbers(value)
+
+
+def in_stated_units(task: AspenTask) -> bool:
+    """Whether the request states every number of the task's reference config in the config's own unit
+    (a fraction as mol%): a task that needs no unit conversion."""
+    config = {k: v for k, v in (task.reference_config or {}).items() if k != "metadata"}
+    request = task.user_requirement
+    for value, units in _numbers(config):
+        if units is None:
+            if not number_is_stated(value, request):
+                return False
+        elif f"{value:g} {WRITTEN_UNITS.get(units, units)}" not in request:
+            return False
+    return True
+
+
+def pick(
+    path: Path, families: list[str], n: int, seed: int, keep: Callable[[AspenTask], bool] | None = None
+) -> list[AspenTask]:
+    """``n`` tasks of ``families`` from ``path`` (those ``keep`` accepts), as even across families as the
+    file allows."""
     rng = random.Random(seed)
-    by_family = {f: [t for t in load_tasks(path) if family_of(t) == f] for f in families}
+    tasks = [t for t in load_tasks(path) if keep is None or keep(t)]
+    by_family = {f: [t for t in tasks if family_of(t) == f] for f in families}
     for name, tasks in by_family.items():
         if not tasks:
             raise SystemExit(f"error: no task of family {name!r} in {path}")
@@ -88,13 +139,20 @@ async def demonstrations(tasks: list[AspenTask]) -> list[dict[str, Any]]:
     return kept
 
 
-async def generated(families: list[str], n: int, seed: int, held_out: list[AspenTask]) -> list[AspenTask]:
+async def generated(
+    families: list[str],
+    n: int,
+    seed: int,
+    held_out: list[AspenTask],
+    keep: Callable[[AspenTask], bool] | None = None,
+) -> list[AspenTask]:
     """``n`` fresh generator draws of ``families`` (verified on the mock), none sharing the block types and
-    components of a shipped val/test task or of ``held_out``, none a near-duplicate of ``held_out``."""
+    components of a shipped val/test task or of ``held_out``, none a near-duplicate of ``held_out``; with
+    ``keep``, the first ``n`` it accepts of ``3 n`` draws."""
     shipped = load_split("val") + load_split("test")
     async with learning_mock() as client:
-        return await generate_tasks(
-            n,
+        tasks = await generate_tasks(
+            n if keep is None else 3 * n,
             client,
             families=families,
             seed=seed,
@@ -102,6 +160,10 @@ async def generated(families: list[str], n: int, seed: int, held_out: list[Aspen
             exclude=held_out,
             prefix="lctrain",
         )
+    kept = [t for t in tasks if keep is None or keep(t)][:n]
+    if len(kept) < n:
+        print(f"  only {len(kept)} of {len(tasks)} draws were accepted (asked for {n})", flush=True)
+    return kept
 
 
 async def evaluate(
@@ -419,6 +481,12 @@ def main() -> None:
     parser.add_argument("--generate-train", type=int, default=0, help="N fresh generator draws instead")
     parser.add_argument("--data-seed", type=int, default=1, help="seed of the generated train set")
     parser.add_argument(
+        "--stated-units",
+        action="store_true",
+        help="a curriculum stage: only tasks whose request states every config number (no unit conversion),"
+        " train and held-out",
+    )
+    parser.add_argument(
         "--n-eval", type=int, default=16, help="held-out tasks from data/generated/eval.jsonl"
     )
     parser.add_argument("--n-ladder", type=int, default=8, help="held-out tasks scored turn by turn")
@@ -505,11 +573,12 @@ def main() -> None:
     args.scratch = Path("/tmp") / f"learning_curve_{os.getpid()}"
     families = args.families.split(",")
     started = time.monotonic()
-    eval_tasks = pick(GENERATED / "eval.jsonl", families, args.n_eval, 0)
+    keep = in_stated_units if args.stated_units else None
+    eval_tasks = pick(GENERATED / "eval.jsonl", families, args.n_eval, 0, keep)
     if args.generate_train:
-        train_tasks = asyncio.run(generated(families, args.generate_train, args.data_seed, eval_tasks))
+        train_tasks = asyncio.run(generated(families, args.generate_train, args.data_seed, eval_tasks, keep))
     else:
-        train_tasks = pick(GENERATED / "train.jsonl", families, args.n_train, 0)
+        train_tasks = pick(GENERATED / "train.jsonl", families, args.n_train, 0, keep)
     print(f"{len(train_tasks)} train / {len(eval_tasks)} held-out tasks of {families}", flush=True)
     demos = asyncio.run(demonstrations(train_tasks))
     eval_demos = asyncio.run(demonstrations(eval_tasks))
