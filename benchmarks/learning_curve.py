@@ -46,6 +46,7 @@ from aspen_rl.algorithms.sft.data import transcript_rows
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
 from aspen_rl.datagen import family_of, generate_tasks
 from aspen_rl.datagen.demos import record_demos
+from aspen_rl.datagen.rename import renamed
 from aspen_rl.llm.settings import LoRASettings
 from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
 from aspen_rl.tasks import AspenTask, load_tasks
@@ -481,6 +482,13 @@ def main() -> None:
     parser.add_argument("--generate-train", type=int, default=0, help="N fresh generator draws instead")
     parser.add_argument("--data-seed", type=int, default=1, help="seed of the generated train set")
     parser.add_argument(
+        "--rename",
+        type=float,
+        default=0.0,
+        help="share of train tasks whose blocks and streams get random ids (held-out tasks keep theirs):"
+        " names only the request states",
+    )
+    parser.add_argument(
         "--stated-units",
         action="store_true",
         help="a curriculum stage: only tasks whose request states every config number (no unit conversion),"
@@ -560,6 +568,8 @@ def main() -> None:
     if negative or args.copy_lr <= 0:
         bad = ", ".join(negative) if negative else "--copy-lr"
         raise SystemExit(f"error: {bad} must be {'>= 0' if negative else '> 0'}")
+    if not 0 <= args.rename <= 1:
+        raise SystemExit(f"error: --rename is a share of the train tasks, from 0 to 1 (got {args.rename:g})")
     if args.init_model is not None:
         folders = [args.init_model / f"seed{int(s)}" / "warmup" for s in args.seeds.split(",")]
         missing = [str(f) for f in folders if not (f / "config.json").is_file()]
@@ -579,6 +589,9 @@ def main() -> None:
         train_tasks = asyncio.run(generated(families, args.generate_train, args.data_seed, eval_tasks, keep))
     else:
         train_tasks = pick(GENERATED / "train.jsonl", families, args.n_train, 0, keep)
+    if args.rename:
+        rng = random.Random(args.data_seed)
+        train_tasks = [renamed(t, rng) if rng.random() < args.rename else t for t in train_tasks]
     print(f"{len(train_tasks)} train / {len(eval_tasks)} held-out tasks of {families}", flush=True)
     demos = asyncio.run(demonstrations(train_tasks))
     eval_demos = asyncio.run(demonstrations(eval_tasks))

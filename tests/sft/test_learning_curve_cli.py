@@ -26,6 +26,7 @@ def _benchmark() -> ModuleType:
         (["--grpo-steps", "-2"], "--grpo-steps"),
         (["--copy-lr", "0"], "--copy-lr"),
         (["--init-model", "no-such-folder", "--seeds", "0,1"], "--init-model"),
+        (["--rename", "1.5"], "--rename"),
     ],
 )
 def test_a_bad_count_is_refused_before_any_task_is_drawn(
