@@ -196,7 +196,7 @@ def _brief(result: dict[str, Any]) -> str:
     e, s, lad = result["episode"], result["sampled"], result["ladder"]
     return (
         f"greedy success {e['success']:.2f} reward {e['reward']:.3f} ran {e['simulated']:.2f}"
-        f" read {e['read']:.2f} faithful {e['faithful']:.3f}"
+        f" read {e['read']:.2f} faithful {e['faithful']:.3f} names {e.get('kept_names', 0):.2f}"
         f" | sampled success {s['success']:.2f} reward {s['reward']:.3f}"
         f" | ladder first {lad.get('first_call', 0):.2f} json {lad.get('config_json', 0):.2f}"
         f" faithful {lad.get('config_faithful', 0):.3f} ran {lad.get('config_ran', 0):.2f}"

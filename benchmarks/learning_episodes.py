@@ -114,8 +114,9 @@ class Episode:
         """Shipped reward, success, the funnel stages and the targets met of the workbook read."""
         reward = compute_reward(self.task, self.trace).total
         facts = Facts.of(self.task, self.trace)
-        configs = [r.fidelity for r in facts.runs if isinstance(r.config, dict)]
-        best = max(configs, key=lambda f: f.value, default=None)
+        runs = [r for r in facts.runs if isinstance(r.config, dict)]
+        best_run = max(runs, key=lambda r: r.fidelity.value, default=None)
+        best = best_run.fidelity if best_run else None
         return {
             "reward": reward,
             "success": float(reward >= SUCCESS_REWARD),
@@ -124,7 +125,24 @@ class Episode:
             "turns": float(len(self.records)),
             # which part of the task the most faithful config kept (0 with no config): what to fix next
             **{f"kept_{k}": best.parts[k] if best else 0.0 for k in ASPECT_COSTS},
+            # the block and stream ids only the request states: does the model read it, or write its prior?
+            "kept_names": kept_names(self.task, best_run.config) if best_run else 0.0,
         }
+
+
+def _ids(config: Any) -> set[str]:
+    """The block and stream ids a config names."""
+    if not isinstance(config, dict):
+        return set()
+    blocks, streams = config.get("blocks"), config.get("streams")
+    named = {str(b.get("name")) for b in blocks if isinstance(b, dict)} if isinstance(blocks, list) else set()
+    return named | ({str(s) for s in streams} if isinstance(streams, list) else set())
+
+
+def kept_names(task: AspenTask, config: Any) -> float:
+    """Share of the reference config's block and stream ids that ``config`` names too."""
+    wanted = _ids(task.reference_config)
+    return len(wanted & _ids(config)) / len(wanted) if wanted else 1.0
 
 
 async def run_episodes(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 import torch
 from _support.benchmarks import load_benchmark
 
@@ -81,3 +82,8 @@ async def test_an_episode_reports_which_parts_of_the_task_its_best_config_kept(t
     assert [wrong_method[f"kept_{a}"] for a in aspects] == [1.0, 0.0, 1.0, 1.0, 1.0, 1.0]
     assert wrong_method["faithful"] == 0.5
     assert [nothing[f"kept_{a}"] for a in aspects] == [0.0] * 6
+    assert right["kept_names"] == 1.0 and nothing["kept_names"] == 0.0
+    renamed = copy.deepcopy(task.reference_config)  # block B1 and stream PROD-1 under the prior's ids
+    renamed["blocks"][0]["name"] = "H9"
+    renamed["streams"] = [renamed["streams"][0], "OUT-9"]
+    assert lib.kept_names(task, renamed) == pytest.approx(1 / 3)  # FEED-1 kept; B1 and PROD-1 not
