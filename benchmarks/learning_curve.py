@@ -118,11 +118,12 @@ def pick(
     """``n`` tasks of ``families`` from ``path`` (those ``keep`` accepts), as even across families as the
     file allows."""
     rng = random.Random(seed)
-    tasks = [t for t in load_tasks(path) if keep is None or keep(t)]
-    by_family = {f: [t for t in tasks if family_of(t) == f] for f in families}
+    pool = [t for t in load_tasks(path) if keep is None or keep(t)]
+    by_family = {f: [t for t in pool if family_of(t) == f] for f in families}
     for name, tasks in by_family.items():
         if not tasks:
-            raise SystemExit(f"error: no task of family {name!r} in {path}")
+            kept = "" if keep is None else f" that {keep.__name__} keeps"
+            raise SystemExit(f"error: no task of family {name!r}{kept} in {path}")
         rng.shuffle(tasks)
     chosen: list[AspenTask] = []
     while len(chosen) < n and any(by_family.values()):
