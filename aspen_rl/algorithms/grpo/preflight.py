@@ -1,6 +1,7 @@
 """Checks a GRPO run makes before any service starts: config, policy model, chat template, ``--resume``.
 
-Torch- and Agent-Lightning-free (torch is imported only to resolve ``device: auto`` for ``decode: compiled``); the CLI runs them through :mod:`aspen_rl.algorithms.grpo.spec`.
+Torch- and Agent-Lightning-free (torch is imported only to resolve ``device: auto`` for
+``decode: compiled``); the CLI runs them through :mod:`aspen_rl.algorithms.grpo.spec`.
 """
 
 from __future__ import annotations
