@@ -10,6 +10,9 @@ three parts, each in its own process so that each peak-memory figure is its own:
 - ``trl``: TRL's GRPOTrainer on the same model, prompt/completion lengths, batch, group size and
   micro-batching (gradient accumulation), timed per phase (generation vs the rest of the step);
   skipped with a message when ``trl`` is not installed;
+- ``decode``: the transformers engine's milliseconds per decode step (``--batch`` prompts, greedy,
+  ``--new-tokens`` steps) with each KV-cache mode: ``eager`` (dynamic cache, today's default), ``static``,
+  and ``compiled`` (static + torch.compile / CUDA graphs; on a GPU only), median after a warm-up call;
 - ``update2k``: our update alone on ``--update-rows`` rows of ``--row-len`` tokens, full weights and
   LoRA r16, several micro-batch sizes, with and without gradient checkpointing.
 
@@ -48,6 +51,7 @@ from aspen_rl.algorithms.grpo.config import GRPOConfig
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
 from aspen_rl.llm.chat_server import ChatCompletionServer
 from aspen_rl.llm.engine import RolloutEngine, TransformersEngine
+from aspen_rl.llm.engine.transformers_engine import Decode
 from aspen_rl.llm.tiny_bytes import build_tiny_model, build_tiny_tokenizer
 from aspen_rl.llm.types import Generation, RolloutSample, SamplingParams, TrajectoryRow
 
@@ -73,7 +77,7 @@ CPU_MODELS = {
     "small (h256 x4)": {"hidden_size": 256, "num_layers": 4, "num_heads": 4},
 }
 
-PARTS = ("ours", "trl", "update2k")
+PARTS = ("ours", "decode", "trl", "update2k")
 
 
 @dataclass
@@ -404,6 +408,46 @@ class _TRLTimes:
             )
 
 
+def part_decode(args: argparse.Namespace) -> list[Result]:
+    """Milliseconds per decode step of the transformers engine, per KV-cache mode, same model and prompts."""
+    device = _gpu_device(args)
+    tokenizer = build_tiny_tokenizer()
+    model, name = _gpu_policy(args, tokenizer, device)
+    prompts = _prompts(args.batch, args.prompt_len, len(tokenizer), 0)
+    sampling = SamplingParams(max_tokens=args.new_tokens, temperature=0.0, ignore_eos=True)
+    modes: list[Decode] = ["eager", "static", "compiled"] if device.type == "cuda" else ["eager", "static"]
+    if device.type != "cuda":
+        print("decode 'compiled' needs a CUDA GPU: its line is skipped here")
+    results: list[Result] = []
+    tokens: dict[str, list[list[int]]] = {}
+    for mode in modes:
+        engine = TransformersEngine(model, tokenizer, max_batch_size=args.batch, decode=mode)
+
+        def generate(engine: TransformersEngine = engine) -> list[Generation]:
+            return engine.generate(prompts, sampling)
+
+        _, first = _timed(generate, device)  # 'compiled' compiles here
+        times: list[float] = []
+        generations: list[Generation] = []
+        for _ in range(3):
+            generations, seconds = _timed(generate, device)
+            times.append(seconds)
+        tokens[mode] = [g.completion_ids for g in generations]
+        seconds = statistics.median(times)
+        result = Result(
+            name,
+            f"decode ({mode} KV cache, batch {args.batch})",
+            sum(len(g.completion_ids) for g in generations),
+            seconds,
+            f"{1000 * seconds / args.new_tokens:.1f} ms/step; first call {first:.1f} s",
+            key=f"ours.decode.{mode}",
+        )
+        result.extra["ms_per_step"] = round(1000 * seconds / args.new_tokens, 2)
+        result.extra["same_tokens_as_eager"] = tokens[mode] == tokens["eager"]
+        results.append(result)
+    return results
+
+
 def _trl_config(args: argparse.Namespace, output_dir: str, device: torch.device) -> Any:
     """TRL's GRPOConfig matching ours: lengths, batch, group size, micro-batching, clipping, no KL."""
     from trl import GRPOConfig as TRLConfig
@@ -618,7 +662,8 @@ def _environment() -> dict[str, Any]:
 
 
 def ratios(results: list[Result]) -> list[str]:
-    """Lines 'ours/TRL' for tokens/s (higher is better for us) and peak memory (lower is better)."""
+    """Lines 'ours/TRL' for tokens/s (higher is better for us) and peak memory (lower is better), and
+    each KV-cache mode's decode speed against eager."""
     by_key = {r.key: r for r in results if r.key}
     lines = []
     for phase in ("generate", "update", "step"):
@@ -629,11 +674,17 @@ def ratios(results: list[Result]) -> list[str]:
         if ours.peak_gib and trl.peak_gib:
             line += f", peak memory {ours.peak_gib / trl.peak_gib:.2f}x"
         lines.append(line)
+    eager = by_key.get("ours.decode.eager")
+    for mode in ("static", "compiled"):
+        other = by_key.get(f"ours.decode.{mode}")
+        if eager is not None and other is not None and other.seconds:
+            lines.append(f"decode {mode}/eager: {eager.seconds / other.seconds:.2f}x faster per step")
     return lines
 
 
 def run_part(part: str, args: argparse.Namespace) -> list[Result]:
-    return {"ours": part_ours, "trl": part_trl, "update2k": part_update2k}[part](args)
+    parts = {"ours": part_ours, "decode": part_decode, "trl": part_trl, "update2k": part_update2k}
+    return parts[part](args)
 
 
 def run_gpu(args: argparse.Namespace) -> list[Result]:

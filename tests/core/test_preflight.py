@@ -36,6 +36,7 @@ def _train(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         (("--config", "{tmp}/typo.yaml"), "unknown algorithm section(s) grop; known: baseline"),
         (("--config", "{tmp}/broken.yaml"), "invalid settings"),
         (("--algorithm", "prompt_opt", "--config", "{tmp}/beam.yaml"), "algorithms.prompt_opt settings"),
+        (("--algorithm", "grpo", "--config", "{tmp}/compiled.yaml"), "decode 'compiled' needs a CUDA GPU"),
     ],
 )
 def test_bad_input_is_a_clear_error_before_any_service(
@@ -44,6 +45,8 @@ def test_bad_input_is_a_clear_error_before_any_service(
     (tmp_path / "typo.yaml").write_text("algorithms:\n  grop: {}\n", encoding="utf-8")
     (tmp_path / "broken.yaml").write_text("reward: [unclosed\n", encoding="utf-8")
     (tmp_path / "beam.yaml").write_text("algorithms:\n  prompt_opt: {beam_widht: 3}\n", encoding="utf-8")
+    compiled = "algorithms:\n  grpo: {decode: compiled, device: cpu}\n"
+    (tmp_path / "compiled.yaml").write_text(compiled, encoding="utf-8")
     proc = _train(tmp_path, *(a.replace("{tmp}", str(tmp_path)) for a in argv))
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert message in " ".join(proc.stderr.split()), proc.stderr

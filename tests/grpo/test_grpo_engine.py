@@ -57,6 +57,30 @@ def test_engine_logprobs_equal_recomputed_logprobs(
     assert _max_diff(trainer, generations) < 1e-5
 
 
+@pytest.mark.parametrize("temperature", [1.0, 0.0])
+def test_static_cache_decodes_the_eager_tokens_with_the_trainers_logprobs(
+    chat_model: torch.nn.Module, tokenizer: Any, cpu_config: GRPOConfig, temperature: float
+) -> None:
+    """A pre-allocated cache (and the extra left padding it brings) changes no token and no logprob."""
+    trainer = GRPOTrainer(cpu_config.replace(temperature=temperature), model=chat_model)
+    sampling = SamplingParams(max_tokens=16, temperature=temperature, stop_token_ids=(0,))
+    decoded = {}
+    for decode in ("eager", "static"):
+        engine = TransformersEngine(trainer.model, tokenizer, decode=decode)
+        torch.manual_seed(1)
+        decoded[decode] = engine.generate(PROMPTS, sampling)
+    assert [g.completion_ids for g in decoded["static"]] == [g.completion_ids for g in decoded["eager"]]
+    assert [g.prompt_ids for g in decoded["static"]] == PROMPTS
+    assert _max_diff(trainer, decoded["static"]) < 1e-5
+
+
+def test_compiled_decode_is_refused_off_a_gpu(chat_model: torch.nn.Module, tokenizer: Any) -> None:
+    with pytest.raises(ValueError, match="compiled"):
+        TransformersEngine(chat_model, tokenizer, decode="compiled")
+    with pytest.raises(ValueError, match="CUDA"):
+        build_engine(GRPOConfig(model="tiny", decode="compiled"), model=chat_model, tokenizer=tokenizer)
+
+
 def test_top_p_logprobs_are_those_of_the_truncated_distribution(
     chat_model: torch.nn.Module, tokenizer: Any, cpu_config: GRPOConfig
 ) -> None:

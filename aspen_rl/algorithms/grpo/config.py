@@ -65,6 +65,11 @@ class GRPOConfig(_Section):
         "transformers", description="Rollout engine: plain transformers generate (CPU/GPU) or vLLM (GPU)."
     )
     vllm: VLLMSettings = Field(default_factory=VLLMSettings, description="vLLM engine options.")
+    decode: Literal["eager", "static", "compiled"] = Field(
+        "eager",
+        description="The transformers engine's KV cache: 'eager' (dynamic), 'static' (pre-allocated), "
+        "'compiled' (static plus torch.compile of the decode step, CUDA only). Not read by vLLM.",
+    )
     temperature: float = Field(
         1.0,
         ge=0.0,

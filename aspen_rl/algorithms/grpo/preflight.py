@@ -1,6 +1,7 @@
 """Checks a GRPO run makes before any service starts: config, policy model, chat template, ``--resume``.
 
-Torch- and Agent-Lightning-free; the CLI runs them through :mod:`aspen_rl.algorithms.grpo.spec`.
+Torch- and Agent-Lightning-free (torch is imported only to resolve ``device: auto`` for
+``decode: compiled``); the CLI runs them through :mod:`aspen_rl.algorithms.grpo.spec`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def preflight_grpo(ctx: BuildContext) -> None:
         config = grpo_config_from_settings(
             ctx.settings, model=args.model, group_size=args.repeats, seed=args.seed
         )
+    if config.engine == "transformers" and config.decode == "compiled" and not _cuda(config.device):
+        raise UsageError(
+            f"--algorithm grpo: decode 'compiled' needs a CUDA GPU and the trainer's device is "
+            f"{config.device!r} (no GPU visible); use decode: static or eager"
+        )
     local = Path(config.model).expanduser()
     if looks_local(config.model) and not local.is_dir():
         raise UsageError(
@@ -44,6 +50,17 @@ def preflight_grpo(ctx: BuildContext) -> None:
     if args.resume is not None:
         with usage_errors():  # not found, or a ResumeRefused (a ValueError)
             check_resumable(resolve_checkpoint(args.resume), config, named="--resume")
+
+
+def _cuda(device: str) -> bool:
+    """Whether ``device`` (as GRPO's config names it) is a CUDA GPU here; imports torch only when asked."""
+    if device.startswith("cuda"):
+        return True
+    if device != "auto":
+        return False
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def looks_local(model: str) -> bool:

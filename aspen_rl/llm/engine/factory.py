@@ -24,6 +24,7 @@ def build_engine(
 
     Raises:
         VLLMUnavailableError: 'vllm' without vLLM installed.
+        ValueError: ``decode: compiled`` with the model off a CUDA GPU.
     """
     from aspen_rl.llm.loading import set_cpu_threads
 
@@ -48,4 +49,4 @@ def build_engine(
 
         model, loaded = load_model(config)
         tokenizer = tokenizer if tokenizer is not None else loaded
-    return TransformersEngine(model, tokenizer, max_batch_size=config.server_max_batch)
+    return TransformersEngine(model, tokenizer, max_batch_size=config.server_max_batch, decode=config.decode)

@@ -7,6 +7,13 @@ scores until the next step reveals the sampled token (memory O(batch x vocab), n
 decoding (temperature 0) reports ``log_softmax(logits)``. The model's own ``generation_config`` (e.g. a
 checkpoint's repetition penalty or top-k 20) is ignored while sampling, so nothing else reshapes the
 distribution.
+
+Decoding (``decode``): ``eager`` grows a dynamic KV cache step by step (today's default, any device);
+``static`` pre-allocates it for prompt + ``max_tokens`` (no per-step allocation; the same tokens);
+``compiled`` is ``static`` plus transformers' ``torch.compile`` of the decode step (CUDA graphs), on a
+GPU only: its first call per batch shape compiles, so it pays off on long, repeated generations.
+Prompts are left-padded to a multiple of ``PAD_MULTIPLE`` tokens under ``static``/``compiled``, so
+prompts of similar length share a cache shape (and a compiled graph).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import torch
 from transformers import (
@@ -29,6 +36,12 @@ from transformers import (
 
 from aspen_rl.llm.engine.base import RolloutEngine, WeightsSource
 from aspen_rl.llm.types import Generation, SamplingParams
+
+Decode = Literal["eager", "static", "compiled"]
+"""How ``generate`` keeps the KV cache: dynamic (eager), pre-allocated (static), or static and compiled."""
+
+PAD_MULTIPLE = 64
+"""Under a static cache, prompts are left-padded to a multiple of this many tokens (fewer cache shapes)."""
 
 
 def _base_model(model: torch.nn.Module) -> Any:  # an HF model: torch's Module typing hides its fields
@@ -93,6 +106,10 @@ class TransformersEngine(RolloutEngine):
         tokenizer: Optional; gives the default stop token (eos) and the pad id.
         pad_token_id: Pad id for left padding (default: tokenizer's pad, else eos, else 0).
         max_batch_size: Prompts per ``generate`` call.
+        decode: ``eager``, ``static`` or ``compiled`` (see the module docstring).
+
+    Raises:
+        ValueError: ``compiled`` on a model that is not on a CUDA device.
     """
 
     def __init__(
@@ -102,9 +119,16 @@ class TransformersEngine(RolloutEngine):
         *,
         pad_token_id: int | None = None,
         max_batch_size: int = 64,
+        decode: Decode = "eager",
     ) -> None:
         super().__init__()
         self.model = model
+        self.decode = decode
+        if decode == "compiled" and self.device.type != "cuda":
+            raise ValueError(
+                f"decode 'compiled' needs the model on a CUDA GPU, it is on {self.device.type}: "
+                "use 'static' or 'eager' here"
+            )
         self._tokenizer = tokenizer
         self.max_batch_size = max_batch_size
         if pad_token_id is None and tokenizer is not None:
@@ -146,6 +170,8 @@ class TransformersEngine(RolloutEngine):
             pad_token_id=self.pad_token_id,
             return_dict_in_generate=True,
             use_cache=True,
+            cache_implementation=None if self.decode == "eager" else "static",
+            disable_compile=self.decode != "compiled",
         )
 
     def _generate(self, prompts: list[list[int]], sampling: SamplingParams) -> list[Generation]:
@@ -171,6 +197,8 @@ class TransformersEngine(RolloutEngine):
         stop_ids: tuple[int, ...],
     ) -> list[Generation]:
         width = max(len(p) for p in prompts)
+        if self.decode != "eager":
+            width = -(-width // PAD_MULTIPLE) * PAD_MULTIPLE
         ids = torch.full((len(prompts), width), self.pad_token_id, dtype=torch.long)
         attention = torch.zeros((len(prompts), width), dtype=torch.long)
         for i, prompt in enumerate(prompts):
