@@ -318,6 +318,7 @@ def run_seed(
         warmup_steps=5,
         lr_schedule="constant",
         loss_average=args.loss_average,
+        value_weight=args.value_weight,
         seed=seed,
         output_dir=str(args.scratch),
         run_name=f"seed{seed}",
@@ -325,7 +326,7 @@ def run_seed(
         log_every=1,
     )
     trainer = SFTTrainer(config, model=model, tokenizer=tokenizer)
-    rows = transcript_rows(demos, tokenizer, max_length=args.max_length)
+    rows = transcript_rows(demos, tokenizer, max_length=args.max_length, value_weight=config.value_weight)
     tokens = sum(len(r.input_ids) for r in rows)
     print(
         f"  seed {seed}: {len(demos)} demonstrations -> {len(rows)} rows, {tokens:,} tokens an epoch",
@@ -524,6 +525,13 @@ def main() -> None:
         default="turn",
         help="SFT loss over assistant tokens, or over turns (default: the first call weighs as a config)",
     )
+    parser.add_argument(
+        "--value-weight",
+        type=float,
+        default=1.0,
+        help="SFT weight of the tokens that spell a tool call's argument values (first occurrence in the"
+        " turn) against 1 for the others (default 1: no weighting)",
+    )
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--micro-batch-size", type=int, default=8)
     parser.add_argument("--max-length", type=int, default=4096)
@@ -569,6 +577,8 @@ def main() -> None:
     if negative or args.copy_lr <= 0:
         bad = ", ".join(negative) if negative else "--copy-lr"
         raise SystemExit(f"error: {bad} must be {'>= 0' if negative else '> 0'}")
+    if args.value_weight <= 0:
+        raise SystemExit(f"error: --value-weight must be > 0 (got {args.value_weight:g})")
     if not 0 <= args.rename <= 1:
         raise SystemExit(f"error: --rename is a share of the train tasks, from 0 to 1 (got {args.rename:g})")
     if args.init_model is not None:

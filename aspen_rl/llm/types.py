@@ -78,16 +78,20 @@ class TrajectoryRow:
 
     All three lists have the same length. ``loss_mask[t]`` is 1 when ``input_ids[t]`` was sampled by the
     policy, 0 for system/user/tool/template tokens; ``engine_logprobs[t]`` is the engine's logprob of that
-    sampled token (0 where the mask is 0).
+    sampled token (0 where the mask is 0). ``loss_weights``, when given, is each token's relative weight in
+    a supervised loss (SFT's ``value_weight``; None: every trained token weighs 1; GRPO ignores it).
     """
 
     input_ids: list[int]
     loss_mask: list[int]
     engine_logprobs: list[float]
+    loss_weights: list[float] | None = None
 
     def __post_init__(self) -> None:
         if not len(self.input_ids) == len(self.loss_mask) == len(self.engine_logprobs):
             raise ValueError("input_ids, loss_mask and engine_logprobs must have the same length")
+        if self.loss_weights is not None and len(self.loss_weights) != len(self.input_ids):
+            raise ValueError("loss_weights must have one weight per token")
         if self.loss_mask and self.loss_mask[0]:
             raise ValueError("the first token of a row cannot be a sampled token (nothing to condition on)")
 

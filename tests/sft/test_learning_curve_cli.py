@@ -27,6 +27,8 @@ def _benchmark() -> ModuleType:
         (["--copy-lr", "0"], "--copy-lr"),
         (["--init-model", "no-such-folder", "--seeds", "0,1"], "--init-model"),
         (["--rename", "1.5"], "--rename"),
+        (["--value-weight", "0"], "--value-weight"),
+        (["--value-weight", "-2"], "--value-weight"),
     ],
 )
 def test_a_bad_count_is_refused_before_any_task_is_drawn(

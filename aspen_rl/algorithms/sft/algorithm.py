@@ -150,6 +150,7 @@ def run_sft(
         system_prompt=prompt,
         max_assistant_turns=config.max_assistant_turns,
         max_length=config.max_length,
+        value_weight=config.value_weight,
     )
     logger.info("sft: %d demonstrations -> %d rows", len(demos), len(rows))
     total = trainer.total_updates(len(rows))

@@ -116,6 +116,14 @@ class SFTConfig(BaseModel):
         "assistant turn then over the turns ('turn': a 27-token first call weighs as much as a 420-token "
         "config).",
     )
+    value_weight: float = Field(
+        1.0,
+        gt=0,
+        description="Weight of the tokens that spell a tool call's argument values (names, numbers, ids; "
+        "each distinct value's first occurrence in the turn, inside a JSON-text argument too) against 1 for "
+        "every other assistant token; each turn still weighs 1 under 'turn', and 'token' divides by the "
+        "weights' sum. 1: no weighting.",
+    )
     seed: int = Field(0, description="Seed of torch, python and the shuffling.")
 
     # ---- output

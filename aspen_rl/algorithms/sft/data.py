@@ -10,14 +10,19 @@ Each turn's prompt is the conversation as the agent's model context shows it at 
 (:func:`aspen_rl.agent.context.openai_view`: the schema cleared and the config acknowledged once a run
 succeeded), so SFT trains on exactly the contexts the agent sends; where the view changes,
 the prefix breaks and the transcript gives more than one row, as GRPO's recorded calls do.
+
+With a ``value_weight`` other than 1, each row carries ``loss_weights``: that weight on the tokens that spell
+a tool call's argument values (:mod:`aspen_rl.algorithms.sft.value_tokens`), 1 on the other assistant tokens.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from aspen_rl.agent.context import openai_view
+from aspen_rl.algorithms.sft.value_tokens import value_loss_weights
 from aspen_rl.llm.chat_server import normalize_messages
 from aspen_rl.llm.trajectory import build_rows
 from aspen_rl.llm.types import CallRecord, TrajectoryRow
@@ -98,8 +103,10 @@ def transcript_rows(
     max_assistant_turns: int | None = None,
     max_length: int | None = None,
     agent_view: bool = True,
+    value_weight: float = 1.0,
 ) -> list[TrajectoryRow]:
-    """Training rows of every transcript (usually one per transcript; more when the prefix breaks)."""
+    """Training rows of every transcript (usually one per transcript; more when the prefix breaks); with
+    ``value_weight`` other than 1, with ``loss_weights`` that weigh tool-call values so."""
     rows: list[TrajectoryRow] = []
     for transcript in transcripts:
         records = assistant_records(
@@ -112,4 +119,10 @@ def transcript_rows(
         )
         if records:
             rows.extend(build_rows(records, max_tokens=max_length).rows)
-    return [r for r in rows if any(r.loss_mask)]
+    rows = [r for r in rows if any(r.loss_mask)]
+    if value_weight != 1.0:
+        rows = [
+            replace(r, loss_weights=value_loss_weights(r.input_ids, r.loss_mask, tokenizer, value_weight))
+            for r in rows
+        ]
+    return rows

@@ -98,26 +98,36 @@ class SFTTrainer:
             self.optimizer, warmup=cfg.warmup_steps, decay_updates=decay, done=self.updates
         )
 
-    def loss(self, rows: Sequence[TrajectoryRow]) -> tuple[torch.Tensor, int]:
-        """Summed negative log-likelihood of the assistant tokens of ``rows`` and their count; with
-        ``loss_average: turn`` each turn's tokens weigh 1/its length and the count is the turns'."""
+    def loss(self, rows: Sequence[TrajectoryRow]) -> tuple[torch.Tensor, float]:
+        """Summed negative log-likelihood of the assistant tokens of ``rows`` and what it is averaged over.
+
+        ``loss_average: token``: each token weighs its ``loss_weights`` entry (1 without), divided by the
+        weights' sum (the token count without). ``turn``: each turn's tokens weigh ``w / the turn's summed
+        w`` (1/its length without weights), so every turn weighs 1 and the count is the turns'.
+        """
         batch = collate(rows, self.pad_token_id).to(self.device)
         # logits only where a token is trained: a prompt's are never scored (most of a row's tokens)
         logprobs = token_logprobs(
             self.model, batch.input_ids, batch.attention_mask, needed=batch.loss_mask > 0
         )
-        if self.config.loss_average == "turn":
+        turn = self.config.loss_average == "turn"
+        if turn or any(r.loss_weights is not None for r in rows):
             weights = torch.zeros_like(batch.loss_mask)
             for i, row in enumerate(rows):  # aligned as collate aligns the mask: t scores token t + 1
-                weights[i, : len(row.loss_mask) - 1] = torch.tensor(turn_weights(row.loss_mask)[1:])
+                per_token = turn_weights(row.loss_mask, row.loss_weights) if turn else _token_weights(row)
+                weights[i, : len(row.loss_mask) - 1] = torch.tensor(per_token[1:])
             return -(logprobs * weights).sum(), self._denominator(rows)
         return -(logprobs * batch.loss_mask).sum(), int(batch.loss_mask.sum().item())
 
-    def _denominator(self, rows: Sequence[TrajectoryRow]) -> int:
-        """What an update's summed loss is divided by: its assistant tokens, or its turns."""
+    def _denominator(self, rows: Sequence[TrajectoryRow]) -> float:
+        """What an update's summed loss is divided by: its assistant tokens' weights (their count without
+        ``loss_weights``), or its turns."""
         if self.config.loss_average == "turn":
-            return sum(round(sum(turn_weights(r.loss_mask))) for r in rows)  # each turn's weights sum to 1
-        return sum(r.num_loss_tokens for r in rows)
+            # each turn's weights sum to 1
+            return sum(round(sum(turn_weights(r.loss_mask, r.loss_weights))) for r in rows)
+        if all(r.loss_weights is None for r in rows):
+            return sum(r.num_loss_tokens for r in rows)
+        return sum(sum(_token_weights(r)) for r in rows)
 
     @property
     def checkpoints_dir(self) -> Path:
@@ -164,7 +174,7 @@ class SFTTrainer:
                 summed = 0.0
                 for start in range(0, len(chosen), cfg.micro_batch_size):
                     nll, _ = self.loss(chosen[start : start + cfg.micro_batch_size])
-                    (nll / max(n_tokens, 1)).backward()
+                    (nll / (n_tokens or 1)).backward()
                     summed += float(nll.item())
                 grad_norm = torch.nn.utils.clip_grad_norm_(self.params, cfg.max_grad_norm)
                 stepping = True  # weights half-updated until the count says the update is done
@@ -175,7 +185,7 @@ class SFTTrainer:
                 position = (rng.getstate(), list(order))
                 entry = {
                     "update": float(self.updates),
-                    "loss": summed / max(n_tokens, 1),
+                    "loss": summed / (n_tokens or 1),
                     "grad_norm": float(grad_norm),
                     "lr": lr,
                     "tokens": float(n_tokens),
@@ -284,8 +294,9 @@ class SFTTrainer:
         return out
 
 
-def turn_weights(mask: Sequence[float]) -> list[float]:
-    """Each assistant token's weight when every turn (a run of loss-mask 1) weighs 1: 1/the turn's length."""
+def turn_weights(mask: Sequence[float], token_weights: Sequence[float] | None = None) -> list[float]:
+    """Each assistant token's weight when every turn (a run of loss-mask 1) weighs 1: 1/the turn's length,
+    or with ``token_weights`` the token's weight over the sum of its turn's."""
     weights = [0.0] * len(mask)
     i = 0
     while i < len(mask):
@@ -295,6 +306,18 @@ def turn_weights(mask: Sequence[float]) -> list[float]:
         end = i
         while end < len(mask) and mask[end]:
             end += 1
-        weights[i:end] = [1.0 / (end - i)] * (end - i)
+        if token_weights is None:
+            weights[i:end] = [1.0 / (end - i)] * (end - i)
+        else:
+            total = sum(token_weights[i:end])
+            weights[i:end] = [w / total for w in token_weights[i:end]]
         i = end
     return weights
+
+
+def _token_weights(row: TrajectoryRow) -> list[float]:
+    """A row's per-token loss weights under ``loss_average: token``: its ``loss_weights`` (1 without) on
+    trained tokens, 0 elsewhere."""
+    if row.loss_weights is None:
+        return [float(m) for m in row.loss_mask]
+    return [w if m else 0.0 for w, m in zip(row.loss_weights, row.loss_mask, strict=True)]
