@@ -268,6 +268,7 @@ def run_seed(
             seed=seed,
             individual_digits=not args.merge_digits,
             word_boundaries=not args.merge_across_words,
+            words_apart=args.words_apart,
         )
     model.to(args.device)
     started = time.monotonic()
@@ -517,6 +518,12 @@ def main() -> None:
         "--merge-across-words",
         action="store_true",
         help="BPE merges may span word and punctuation boundaries (a config's JSON glue: few tokens)",
+    )
+    parser.add_argument(
+        "--words-apart",
+        action="store_true",
+        help="pieces are letter runs, single digits and runs of the rest (overrides the two above): a "
+        "value is the same tokens in the request and in the config, and JSON glue still merges",
     )
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument(

@@ -14,6 +14,9 @@ from typing import Any
 from aspen_rl.agent.context import openai_view
 from aspen_rl.llm.tiny_bytes import build_tiny_model, chat_tokenizer
 
+WORDS_APART = r"[\p{L}_]+|\p{N}|[^\p{L}\p{N}_]+"
+"""``words_apart``'s pieces: a run of letters or ``_``, one digit, or a run of anything else."""
+
 
 def train_chat_tokenizer(
     texts: Iterable[str],
@@ -21,6 +24,7 @@ def train_chat_tokenizer(
     vocab_size: int = 2000,
     individual_digits: bool = False,
     word_boundaries: bool = True,
+    words_apart: bool = False,
 ) -> Any:
     """A byte-level BPE tokenizer with ``vocab_size`` entries learnt from ``texts``, with the chat template.
 
@@ -30,16 +34,29 @@ def train_chat_tokenizer(
     text repeated across the transcripts (a config's JSON keys and glue, the system prompt, the schema)
     merges into long tokens: a heater config turn is ~107 tokens instead of ~418, the slots to fill
     (names, digits) stay short.
+    With ``words_apart`` (overrides the two above) text splits into runs of letters (and ``_``), single
+    digits, and runs of everything else, and merges stay inside a piece: a name or number is then the same
+    tokens in a request ("heater H-101 at 25") as in a config (``\"H-101\", ... 25.0``), never fused with
+    the space, quotes or glue beside it, while a config's glue (``\", \"``) still merges (measured on
+    held-out heater configs in ``docs/benchmarks/learning_curve.md``, session 9).
     """
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
-    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=word_boundaries)
-    tok.pre_tokenizer = (
-        pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
-        if individual_digits
-        else byte_level
-    )
+    if words_apart:
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(WORDS_APART), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
+    else:
+        byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=word_boundaries)
+        tok.pre_tokenizer = (
+            pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
+            if individual_digits
+            else byte_level
+        )
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
@@ -79,6 +96,7 @@ def build_tiny_bpe_model(
     seed: int = 0,
     individual_digits: bool = True,
     word_boundaries: bool = True,
+    words_apart: bool = False,
 ) -> tuple[Any, Any]:
     """A random Qwen2 built from a config and a BPE tokenizer learnt from ``transcripts`` (and the system
     prompt and tool descriptions they carry); nothing is downloaded.
@@ -97,6 +115,7 @@ def build_tiny_bpe_model(
         vocab_size=vocab_size,
         individual_digits=individual_digits,
         word_boundaries=word_boundaries,
+        words_apart=words_apart,
     )
     model = build_tiny_model(
         len(tokenizer), hidden_size=hidden_size, num_layers=num_layers, num_heads=num_heads, seed=seed
