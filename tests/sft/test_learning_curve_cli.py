@@ -11,6 +11,7 @@ import pytest
 from _support.benchmarks import load_benchmark
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "learning_curve.py"
+GPU_CONFIG = str(Path(__file__).resolve().parents[2] / "configs" / "learning_curve_gpu.yaml")
 
 
 def _benchmark() -> ModuleType:
@@ -29,6 +30,8 @@ def _benchmark() -> ModuleType:
         (["--rename", "1.5"], "--rename"),
         (["--value-weight", "0"], "--value-weight"),
         (["--value-weight", "-2"], "--value-weight"),
+        # the GPU recipe's config is read (an unknown key there would be refused first, naming the file)
+        (["--config", GPU_CONFIG, "--grpo-steps", "-1"], "--grpo-steps"),
     ],
 )
 def test_a_bad_count_is_refused_before_any_task_is_drawn(
