@@ -16,7 +16,7 @@ mkdir -p "$out_dir"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
 if [ -d .whl ]; then
     site=/tmp/lc/site-packages  # the folder's name must hold site-packages (docs/benchmarks/grpo_gpu.md)
-    rm -rf /tmp/lc/wheels && mkdir -p /tmp/lc/wheels "$site"
+    rm -rf /tmp/lc/wheels "$site" && mkdir -p /tmp/lc/wheels "$site"  # nothing left from an earlier run
     if [ -f .whl/wheels.tar.xz ]; then
         "$python" benchmarks/pack_wheels.py unpack .whl/wheels.tar.xz /tmp/lc/wheels
     fi
