@@ -29,13 +29,13 @@ def stored_copy(wheel: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
     return out
 
 
-def pack(folder: pathlib.Path, archive: pathlib.Path, preset: int = 6) -> list[str]:
+def pack(folder: pathlib.Path, archive: pathlib.Path) -> list[str]:
     """Pack every wheel in ``folder`` into the xz tar ``archive``; return the wheel names packed."""
     wheels = sorted(folder.glob("*.whl"))
     if not wheels:
         raise SystemExit(f"error: no wheels in {folder}")
     archive.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp, tarfile.open(archive, "w:xz", preset=preset) as tar:
+    with tempfile.TemporaryDirectory() as tmp, tarfile.open(archive, "w:xz", preset=6) as tar:
         for wheel in wheels:
             tar.add(stored_copy(wheel, pathlib.Path(tmp)), arcname=wheel.name)
     return [w.name for w in wheels]
