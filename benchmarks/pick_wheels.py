@@ -3,9 +3,11 @@
 Used on the lent GPU machine (no network) before ``pip install --no-index --no-deps --target``:
 
     python3 benchmarks/pick_wheels.py .whl    # one wheel path per line on stdout, the reasons on stderr
+    python3 benchmarks/pick_wheels.py --require benchmarks/gpu_wheels.txt   # after the install: none missing?
 
 A wheel is needed when its distribution is absent or older than the wheel (``MINIMUM`` lowers that bar
-for large packages where any version the dependants accept will do).
+for large packages where any version the dependants accept will do). ``--require`` prints an ``error:`` line
+for each ``name==version`` of a list whose distribution this interpreter lacks, and exits 1 if any.
 """
 
 from __future__ import annotations
@@ -38,6 +40,25 @@ def needed(folder: pathlib.Path) -> list[pathlib.Path]:
     return out
 
 
+def absent(requirements: pathlib.Path) -> list[str]:
+    """The ``name==version`` lines of ``requirements`` (``#`` comments skipped) not installed here."""
+    out = []
+    for line in requirements.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            md.version(line.split("==")[0])
+        except md.PackageNotFoundError:
+            out.append(line)
+    return out
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--require":
+        lacking = absent(pathlib.Path(sys.argv[2]))
+        for line in lacking:
+            print(f"error: {line} ({sys.argv[2]}): not installed, not carried", file=sys.stderr)
+        sys.exit(1 if lacking else 0)
     for path in needed(pathlib.Path(sys.argv[1])):
         print(path)
