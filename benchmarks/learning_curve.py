@@ -327,6 +327,18 @@ def run_seed(
         log_every=1,
     )
     trainer = SFTTrainer(config, model=model, tokenizer=tokenizer)
+    sft_started = [time.monotonic()]
+
+    def progress(entry: dict[str, float]) -> None:  # an SFT stage runs for many minutes on CPU
+        if entry["update"] % SFT_PROGRESS_EVERY == 0:
+            minutes = (time.monotonic() - sft_started[0]) / 60
+            print(
+                f"  seed {seed}: SFT update {entry['update']:.0f}, loss {entry['loss']:.3f}, "
+                f"{minutes:.1f} min into this stage",
+                flush=True,
+            )
+
+    trainer.on_update = progress
     rows = transcript_rows(demos, tokenizer, max_length=args.max_length, value_weight=config.value_weight)
     tokens = sum(len(r.input_ids) for r in rows)
     print(
@@ -337,7 +349,7 @@ def run_seed(
     while epoch < args.epochs:
         epoch = min(args.epochs, epoch + args.eval_every)
         trainer.config.epochs = epoch
-        t0 = time.monotonic()
+        t0 = sft_started[0] = time.monotonic()
         done = trainer.updates
         history = trainer.train(rows)
         spent = time.monotonic() - t0
@@ -473,6 +485,9 @@ SMOKE: dict[str, Any] = {
 }
 """What ``--smoke`` overrides (the model size stays as configured: a GPU recipe's model on CPU)."""
 
+
+SFT_PROGRESS_EVERY = 25
+"""SFT prints a progress line every this many updates."""
 
 NON_NEGATIVE = ("copy_steps", "copy_gap_steps", "copy_max_gap", "grpo_steps")
 """Flags that count something and are refused below 0, before any task is drawn."""
