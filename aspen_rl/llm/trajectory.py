@@ -100,3 +100,19 @@ def sample_from_records(
         prefix_breaks=built.prefix_breaks,
         truncated_rows=built.truncated,
     )
+
+
+def assistant_spans(loss_mask: Sequence[float]) -> list[tuple[int, int]]:
+    """``[start, end)`` of every run of nonzero loss mask in a row: one per assistant turn."""
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(loss_mask):
+        if not loss_mask[i]:
+            i += 1
+            continue
+        end = i
+        while end < len(loss_mask) and loss_mask[end]:
+            end += 1
+        spans.append((i, end))
+        i = end
+    return spans

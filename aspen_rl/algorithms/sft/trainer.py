@@ -34,6 +34,7 @@ from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.llm.loading import disable_dropout, is_peft_model, model_to_train
 from aspen_rl.llm.logprobs import token_logprobs
 from aspen_rl.llm.row_batch import collate
+from aspen_rl.llm.trajectory import assistant_spans
 from aspen_rl.llm.types import TrajectoryRow
 
 logger = logging.getLogger(__name__)
@@ -298,20 +299,12 @@ def turn_weights(mask: Sequence[float], token_weights: Sequence[float] | None = 
     """Each assistant token's weight when every turn (a run of loss-mask 1) weighs 1: 1/the turn's length,
     or with ``token_weights`` the token's weight over the sum of its turn's."""
     weights = [0.0] * len(mask)
-    i = 0
-    while i < len(mask):
-        if not mask[i]:
-            i += 1
-            continue
-        end = i
-        while end < len(mask) and mask[end]:
-            end += 1
+    for i, end in assistant_spans(mask):
         if token_weights is None:
             weights[i:end] = [1.0 / (end - i)] * (end - i)
         else:
             total = sum(token_weights[i:end])
             weights[i:end] = [w / total for w in token_weights[i:end]]
-        i = end
     return weights
 
 

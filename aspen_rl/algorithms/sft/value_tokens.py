@@ -19,6 +19,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from aspen_rl.llm.trajectory import assistant_spans
+
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
 
@@ -180,16 +182,8 @@ def value_loss_weights(
     """Each token's weight in SFT's loss: ``value_weight`` on the value tokens of every assistant turn (a run
     of loss-mask 1), 1 on its other tokens, 0 where the mask is 0."""
     weights = [float(m) for m in loss_mask]
-    i = 0
-    while i < len(loss_mask):
-        if not loss_mask[i]:
-            i += 1
-            continue
-        end = i
-        while end < len(loss_mask) and loss_mask[end]:
-            end += 1
-        for k, is_value in enumerate(value_token_mask(input_ids[i:end], tokenizer), start=i):
+    for start, end in assistant_spans(loss_mask):
+        for k, is_value in enumerate(value_token_mask(input_ids[start:end], tokenizer), start=start):
             if is_value:
                 weights[k] = value_weight
-        i = end
     return weights
