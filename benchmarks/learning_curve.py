@@ -41,7 +41,7 @@ import torch
 import yaml
 
 from aspen_rl.algorithms.sft.config import SFTConfig
-from aspen_rl.algorithms.sft.copy_warmup import copy_accuracy, copy_warmup, ordinary_token_ids
+from aspen_rl.algorithms.sft.copy_warmup import CopyRehearsal, copy_accuracy, copy_warmup, ordinary_token_ids
 from aspen_rl.algorithms.sft.data import transcript_rows
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
 from aspen_rl.datagen import family_of, generate_tasks
@@ -329,7 +329,21 @@ def run_seed(
     trainer = SFTTrainer(config, model=model, tokenizer=tokenizer)
     sft_started = [time.monotonic()]
 
+    rehearsal = (
+        CopyRehearsal(
+            trainer.model,
+            token_ids,
+            gaps=(0, args.copy_max_gap),
+            learning_rate=args.copy_lr,
+            seed=seed + 2,
+        )
+        if args.copy_rehearse_every
+        else None
+    )
+
     def progress(entry: dict[str, float]) -> None:  # an SFT stage runs for many minutes on CPU
+        if rehearsal is not None and entry["update"] % args.copy_rehearse_every == 0:
+            rehearsal.step()
         if entry["update"] % SFT_PROGRESS_EVERY == 0:
             minutes = (time.monotonic() - sft_started[0]) / 60
             print(
@@ -489,7 +503,7 @@ SMOKE: dict[str, Any] = {
 SFT_PROGRESS_EVERY = 25
 """SFT prints a progress line every this many updates."""
 
-NON_NEGATIVE = ("copy_steps", "copy_gap_steps", "copy_max_gap", "grpo_steps")
+NON_NEGATIVE = ("copy_steps", "copy_gap_steps", "copy_max_gap", "copy_rehearse_every", "grpo_steps")
 """Flags that count something and are refused below 0, before any task is drawn."""
 
 
@@ -563,6 +577,12 @@ def main() -> None:
     parser.add_argument("--copy-gap-steps", type=int, default=0, help="then, steps with a gap")
     parser.add_argument("--copy-max-gap", type=int, default=768, help="random tokens between showings")
     parser.add_argument("--copy-lr", type=float, default=1e-3)
+    parser.add_argument(
+        "--copy-rehearse-every",
+        type=int,
+        default=0,
+        help="one copy step (own optimiser) after every K SFT updates, so SFT keeps the copy; 0: off",
+    )
     parser.add_argument("--grpo-steps", type=int, default=0)
     parser.add_argument("--grpo-tasks", type=int, default=4, help="train tasks (groups) per GRPO step")
     parser.add_argument("--group", type=int, default=4, help="sampled episodes per task")
