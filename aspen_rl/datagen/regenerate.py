@@ -127,16 +127,21 @@ async def regenerate_file(
     return changes
 
 
-class _FolderOwningTransport(httpx.ASGITransport):
-    """The in-process mock's transport; closing it removes the temporary results folder it owns."""
+class InProcessTransport(httpx.ASGITransport):
+    """The in-process mock's transport. Closing it stops the mock's engine, as a served mock's lifespan does
+    (an ASGI transport runs no lifespan): a run left in flight by a cancelled call stops at its next time
+    check instead of holding the interpreter's exit for up to its run budget. It then removes the results
+    folder it owns, if any."""
 
-    def __init__(self, app: Any, folder: tempfile.TemporaryDirectory[str]) -> None:
+    def __init__(self, app: Any, folder: tempfile.TemporaryDirectory[str] | None = None) -> None:
         super().__init__(app=app)
         self.folder = folder
 
     async def aclose(self) -> None:
         await super().aclose()
-        self.folder.cleanup()
+        self.app.state.service.stop()  # type: ignore[attr-defined]
+        if self.folder is not None:
+            self.folder.cleanup()
 
 
 def in_process_client(results_dir: str | Path | None = None) -> SimulatorClient:
@@ -149,14 +154,10 @@ def in_process_client(results_dir: str | Path | None = None) -> SimulatorClient:
     from simulator_mock.service.app import create_app
     from simulator_mock.service.settings import Settings as MockSettings
 
-    if results_dir is not None:
-        app = create_app(MockSettings(workers=0, results_dir=Path(results_dir)))
-        transport: httpx.AsyncBaseTransport = httpx.ASGITransport(app=app)
-    else:
-        owned = tempfile.TemporaryDirectory(prefix="aspen_rl_regen_")
-        app = create_app(MockSettings(workers=0, results_dir=Path(owned.name)))
-        transport = _FolderOwningTransport(app, owned)
-    return SimulatorClient("http://simulator-mock.local", transport=transport)
+    owned = tempfile.TemporaryDirectory(prefix="aspen_rl_regen_") if results_dir is None else None
+    folder = Path(owned.name if owned is not None else str(results_dir))
+    app = create_app(MockSettings(workers=0, results_dir=folder))
+    return SimulatorClient("http://simulator-mock.local", transport=InProcessTransport(app, owned))
 
 
 async def regenerate_files(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from _support import LiveMock, in_process_transport, repo_env
 from _support.sim import slow_recycle
 
+from aspen_rl.datagen.regenerate import in_process_client
 from aspen_rl.failures import FailureKind, Fault
 from aspen_rl.simulator.client import SimulatorClient
 from aspen_rl.tools import build_tools
@@ -271,3 +273,15 @@ async def test_a_workbook_read_past_its_limit_is_stopped(tmp_path: Path) -> None
         response = await http.get("/get-aspen-result", params={"file_path": run["result_file_path"]})
     assert response.status_code == 422
     assert "within 0.001 s" in response.json()["error"]
+
+
+async def test_closing_the_in_process_client_ends_its_engine_thread(tmp_path: Path) -> None:
+    # An ASGI transport sends no lifespan events, so nothing else stops the service it embeds: its engine
+    # thread (a warmed engine) outlived every client and, busy, held the interpreter's exit.
+    before = set(threading.enumerate())
+    async with in_process_client(tmp_path) as client:
+        answer = await client.run_simulation(heater())
+        assert answer["success"] is True
+        (engine,) = [t for t in threading.enumerate() if t not in before and t.name.startswith("engine")]
+    engine.join(timeout=30)  # a liveness guard: the thread is told to stop when the client closes
+    assert not engine.is_alive()
