@@ -12,6 +12,7 @@ for each ``name==version`` of a list whose distribution this interpreter lacks, 
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata as md
 import pathlib
 import re
@@ -54,11 +55,27 @@ def absent(requirements: pathlib.Path) -> list[str]:
     return out
 
 
-if __name__ == "__main__":
-    if sys.argv[1] == "--require":
-        lacking = absent(pathlib.Path(sys.argv[2]))
+def main(argv: list[str]) -> int:
+    """``FOLDER``: print the wheels needed; ``--require LIST``: 1 when any listed distribution is absent."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=pathlib.Path, help="folder of carried .whl files")
+    parser.add_argument("--require", type=pathlib.Path, help="name==version list that must be installed")
+    args = parser.parse_args(argv)
+    if (args.folder is None) == (args.require is None):
+        parser.error("give a wheel folder or --require LIST (one of them)")
+    given = args.require if args.require is not None else args.folder
+    if not given.exists():
+        print(f"error: {given}: no such {'file' if args.require else 'folder'}", file=sys.stderr)
+        return 2
+    if args.require is not None:
+        lacking = absent(args.require)
         for line in lacking:
-            print(f"error: {line} ({sys.argv[2]}): not installed, not carried", file=sys.stderr)
-        sys.exit(1 if lacking else 0)
-    for path in needed(pathlib.Path(sys.argv[1])):
+            print(f"error: {line} ({args.require}): not installed, not carried", file=sys.stderr)
+        return 1 if lacking else 0
+    for path in needed(args.folder):
         print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

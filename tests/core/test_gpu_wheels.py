@@ -6,6 +6,7 @@ import re
 import zipfile
 from pathlib import Path
 
+import pytest
 from _support.benchmarks import load_benchmark
 from _support.env import REPO
 
@@ -56,3 +57,21 @@ def test_only_the_uninstalled_requirements_are_reported_absent(tmp_path: Path) -
     listing.write_text("# header\npydantic==2.14.4\n\nno-such-distribution-aspen-rl==1.0  # not installed\n")
 
     assert pick_wheels.absent(listing) == ["no-such-distribution-aspen-rl==1.0"]
+
+
+def test_pick_wheels_refuses_a_missing_argument_or_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pick_wheels = load_benchmark("pick_wheels")
+    with pytest.raises(SystemExit) as neither:
+        pick_wheels.main([])
+    assert neither.value.code == 2
+    capsys.readouterr()
+
+    assert pick_wheels.main([str(tmp_path / "absent")]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {tmp_path / 'absent'}: no such folder")
+
+    listing = tmp_path / "wheels.txt"
+    listing.write_text("no-such-distribution-aspen-rl==1.0\n")
+    assert pick_wheels.main(["--require", str(listing)]) == 1
+    assert pick_wheels.main([str(tmp_path)]) == 0  # an empty folder: nothing needed
