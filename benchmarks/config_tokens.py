@@ -13,7 +13,7 @@ one class:
 - ``keywords``: other quoted upper-case words (``TP``, ``MOLE-FRAC``, unit names);
 - ``structure``: everything else (keys, quotes, brackets).
 
-Whole values: a number is right when every token of it is.
+Whole values: a number is right when every token of it is (``--show-wrong``: each wrong one, token by token).
 
     python benchmarks/config_tokens.py /tmp/lc/models/seed1/sft --families heater --n-eval 8
 """
@@ -70,6 +70,7 @@ def main() -> None:
     parser.add_argument("--families", default="heater")
     parser.add_argument("--n-eval", type=int, default=8)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--show-wrong", action="store_true", help="print each wrong number: token by token")
     args = parser.parse_args()
     if not (args.model / "config.json").is_file():
         raise SystemExit(f"error: {args.model}: no saved model (config.json) there")
@@ -88,10 +89,8 @@ def main() -> None:
         with torch.no_grad():
             logits = model(torch.tensor([turn.prompt_ids + turn.completion_ids])).logits[0]
         target = turn.completion_ids
-        right = [
-            p == t
-            for p, t in zip(logits[len(turn.prompt_ids) - 1 : -1].argmax(-1).tolist(), target, strict=True)
-        ]
+        predicted = logits[len(turn.prompt_ids) - 1 : -1].argmax(-1).tolist()
+        right = [p == t for p, t in zip(predicted, target, strict=True)]
         spans, text = [], ""
         for k in range(len(target)):
             longer = tokenizer.decode(target[: k + 1], skip_special_tokens=False)
@@ -103,9 +102,12 @@ def main() -> None:
             tokens[name][0] += ok
             tokens[name][1] += 1
         for start, end, name in numbers:
-            inside = [ok for ok, (a, b) in zip(right, spans, strict=True) if a < end and b > start]
-            values[name][0] += all(inside)
+            inside = [k for k, (a, b) in enumerate(spans) if a < end and b > start]
+            values[name][0] += all(right[k] for k in inside)
             values[name][1] += 1
+            if args.show_wrong and not all(right[k] for k in inside):
+                said = "|".join(tokenizer.decode([predicted[k]]) for k in inside)
+                print(f"  {demo['task_id']} {name}: {text[start:end]} predicted {said}")
     for name, (ok, n) in sorted(tokens.items()):
         print(f"{name:24s} tokens right {ok}/{n} = {ok / n:.2f}")
     for name, (ok, n) in sorted(values.items()):
