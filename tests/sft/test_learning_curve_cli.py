@@ -24,6 +24,7 @@ def _benchmark() -> ModuleType:
         (["--copy-steps", "-1"], "--copy-steps"),
         (["--copy-gap-steps", "-5"], "--copy-gap-steps"),
         (["--copy-max-gap", "-1"], "--copy-max-gap"),
+        (["--copy-rehearse-every", "-2"], "--copy-rehearse-every"),
         (["--grpo-steps", "-2"], "--grpo-steps"),
         (["--copy-lr", "0"], "--copy-lr"),
         (["--init-model", "no-such-folder", "--seeds", "0,1"], "--init-model"),
