@@ -88,8 +88,8 @@ def copy_warmup(
 
 class CopyRehearsal:
     """One copy step at a time, with its own AdamW state: the warm-up's loop, and a rehearsal between SFT
-    updates. SFT at lr 2e-3 erases the warm-up's copy (fresh 24-token strings: 0.98 -> 0.04-0.17 after 3
-    epochs, every seed-1 run of sessions 6-9), so a model must then spell the request's values from its prior.
+    updates. SFT at lr 2e-3 erases the warm-up's copy (fresh 24-token strings: 0.98 -> 0.02-0.17 after 3
+    epochs in every such run of ``docs/benchmarks/learning_curve.md``), and the request's values are copies.
 
     Args:
         model: The model to train in place (its train/eval mode is left as it is).
