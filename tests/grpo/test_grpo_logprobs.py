@@ -55,7 +55,10 @@ def test_values_and_gradients_equal_the_full_computation(arch: str, lora: bool, 
     lean_grads = {n: p.grad for n, p in model.named_parameters() if p.grad is not None}
     assert full_grads.keys() == lean_grads.keys() and full_grads
     for name, grad in full_grads.items():
-        assert torch.allclose(lean_grads[name], grad, atol=1e-6, rtol=1e-5), name
+        # float32 sums over the batch's positions in another order: the error grows with the gradient's
+        # size (gpt2's c_proj bias, |g| up to 9.3, passed a fixed atol 1e-6 by 1.8e-7 on one torch thread)
+        atol = 1e-6 * max(1.0, float(grad.abs().max()))
+        assert torch.allclose(lean_grads[name], grad, atol=atol, rtol=1e-5), name
 
 
 def test_models_that_reshape_their_logits_use_the_full_path() -> None:
