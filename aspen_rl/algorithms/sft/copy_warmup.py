@@ -122,7 +122,6 @@ class CopyRehearsal:
         self.generator = torch.Generator().manual_seed(seed)
         self.device = next(model.parameters()).device
         self.optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
-        self.steps = 0
 
     def step(self) -> float:
         """One optimiser step on a fresh batch; returns its loss (mean over the second showings' tokens)."""
@@ -135,7 +134,6 @@ class CopyRehearsal:
         loss.backward()
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
-        self.steps += 1
         return float(loss.detach())
 
 
