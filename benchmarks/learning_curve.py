@@ -43,6 +43,7 @@ import yaml
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.copy_warmup import CopyRehearsal, copy_accuracy, copy_warmup, ordinary_token_ids
 from aspen_rl.algorithms.sft.data import transcript_rows
+from aspen_rl.algorithms.sft.lookup_warmup import LookupRehearsal, LookupTask, lookup_accuracy
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
 from aspen_rl.datagen import family_of, generate_tasks
 from aspen_rl.datagen.demos import record_demos
@@ -233,6 +234,29 @@ def warm_up(model: Any, token_ids: torch.Tensor, seed: int, args: Any) -> None:
     print(f"  seed {seed}: copy warm-up in {time.monotonic() - t0:.0f} s, accuracy {reached}", flush=True)
 
 
+def lookup_warm_up(model: Any, token_ids: torch.Tensor, seed: int, args: Any) -> LookupRehearsal:
+    """``--lookup-steps`` of finding values by two-token keys named by partner tokens; returns the stepper
+    (its pairing and optimiser), which the SFT rehearsal goes on with."""
+    stepper = LookupRehearsal(
+        model, LookupTask(token_ids, seed=seed + 3), learning_rate=args.copy_lr, seed=seed + 4
+    )
+    t0 = time.monotonic()
+    model.train()
+    losses: list[float] = []
+    for step in range(1, args.lookup_steps + 1):
+        losses.append(stepper.step())
+        if step % 100 == 0:
+            print(
+                f"  lookup warm-up step {step}/{args.lookup_steps}: loss {sum(losses[-100:]) / 100:.3f}, "
+                f"accuracy {lookup_accuracy(model, stepper.task)}",
+                flush=True,
+            )
+    model.eval()
+    reached = lookup_accuracy(model, stepper.task)
+    print(f"  seed {seed}: lookup warm-up in {time.monotonic() - t0:.0f} s, accuracy {reached}", flush=True)
+    return stepper
+
+
 def run_seed(
     seed: int,
     demos: list,
@@ -286,6 +310,7 @@ def run_seed(
 
     if args.init_model is None:
         save("warmup" if args.copy_steps or args.copy_gap_steps else "init")
+    lookup = lookup_warm_up(model, token_ids, seed, args) if args.lookup_steps else None
 
     def point(phase: str, x: float, loss: float | None) -> None:
         result = asyncio.run(evaluate(holder[0], tokenizer, eval_demos, eval_tasks, args))
@@ -297,6 +322,8 @@ def run_seed(
             "elapsed_s": round(time.monotonic() - started),
             "copy_accuracy": copying(holder[0], token_ids, args.copy_max_gap),
         }
+        if lookup is not None:
+            entry["lookup_accuracy"] = lookup_accuracy(holder[0], lookup.task)
         points.append({**entry, **result})
         write()
         print(
@@ -329,21 +356,23 @@ def run_seed(
     trainer = SFTTrainer(config, model=model, tokenizer=tokenizer)
     sft_started = [time.monotonic()]
 
-    rehearsal = (
-        CopyRehearsal(
-            trainer.model,
-            token_ids,
-            gaps=(0, args.copy_max_gap),
-            learning_rate=args.copy_lr,
-            seed=seed + 2,
+    rehearsals: list[Any] = []  # taken in turn, one step after every --copy-rehearse-every SFT updates
+    if args.copy_rehearse_every:
+        rehearsals.append(
+            CopyRehearsal(
+                trainer.model,
+                token_ids,
+                gaps=(0, args.copy_max_gap),
+                learning_rate=args.copy_lr,
+                seed=seed + 2,
+            )
         )
-        if args.copy_rehearse_every
-        else None
-    )
+        if lookup is not None:
+            rehearsals.append(lookup)
 
     def progress(entry: dict[str, float]) -> None:  # an SFT stage runs for many minutes on CPU
-        if rehearsal is not None and entry["update"] % args.copy_rehearse_every == 0:
-            rehearsal.step()
+        if rehearsals and entry["update"] % args.copy_rehearse_every == 0:
+            rehearsals[int(entry["update"]) // args.copy_rehearse_every % len(rehearsals)].step()
         if entry["update"] % SFT_PROGRESS_EVERY == 0:
             minutes = (time.monotonic() - sft_started[0]) / 60
             print(
@@ -503,7 +532,14 @@ SMOKE: dict[str, Any] = {
 SFT_PROGRESS_EVERY = 25
 """SFT prints a progress line every this many updates."""
 
-NON_NEGATIVE = ("copy_steps", "copy_gap_steps", "copy_max_gap", "copy_rehearse_every", "grpo_steps")
+NON_NEGATIVE = (
+    "copy_steps",
+    "copy_gap_steps",
+    "copy_max_gap",
+    "copy_rehearse_every",
+    "lookup_steps",
+    "grpo_steps",
+)
 """Flags that count something and are refused below 0, before any task is drawn."""
 
 
@@ -582,6 +618,14 @@ def main() -> None:
         type=int,
         default=0,
         help="one copy step (own optimiser) after every K SFT updates, so SFT keeps the copy; 0: off",
+    )
+    parser.add_argument(
+        "--lookup-steps",
+        type=int,
+        default=0,
+        help="after the copy warm-up, steps finding values by two-token keys named by partner tokens (as a "
+        "config key names a request phrase); with --copy-rehearse-every the rehearsal takes copy and lookup "
+        "steps in turn",
     )
     parser.add_argument("--grpo-steps", type=int, default=0)
     parser.add_argument("--grpo-tasks", type=int, default=4, help="train tasks (groups) per GRPO step")

@@ -25,6 +25,7 @@ def _benchmark() -> ModuleType:
         (["--copy-gap-steps", "-5"], "--copy-gap-steps"),
         (["--copy-max-gap", "-1"], "--copy-max-gap"),
         (["--copy-rehearse-every", "-2"], "--copy-rehearse-every"),
+        (["--lookup-steps", "-1"], "--lookup-steps"),
         (["--grpo-steps", "-2"], "--grpo-steps"),
         (["--copy-lr", "0"], "--copy-lr"),
         (["--init-model", "no-such-folder", "--seeds", "0,1"], "--init-model"),

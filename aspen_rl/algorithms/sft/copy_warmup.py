@@ -120,7 +120,6 @@ class CopyRehearsal:
         self.lengths = lengths
         self.gaps = gaps
         self.generator = torch.Generator().manual_seed(seed)
-        self.device = next(model.parameters()).device
         self.optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
 
     def step(self) -> float:
@@ -129,12 +128,21 @@ class CopyRehearsal:
         gap = int(torch.randint(self.gaps[0], self.gaps[1] + 1, (1,), generator=self.generator))
         rows = max(1, self.tokens_per_step // (2 * length + gap))
         ids, labels = copy_batch(self.token_ids, rows, length, self.generator, gap=gap)
-        loss = self.model(input_ids=ids.to(self.device), labels=labels.to(self.device)).loss
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        self.optimizer.step()
-        self.optimizer.zero_grad(set_to_none=True)
-        return float(loss.detach())
+        return train_step(self.model, self.optimizer, ids, labels)
+
+
+def train_step(
+    model: Any, optimizer: torch.optim.Optimizer, ids: torch.Tensor, labels: torch.Tensor
+) -> float:
+    """One optimiser step of ``model`` on ``ids`` with loss on ``labels`` (:data:`IGNORE` elsewhere);
+    returns the loss."""
+    device = next(model.parameters()).device
+    loss = model(input_ids=ids.to(device), labels=labels.to(device)).loss
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return float(loss.detach())
 
 
 @torch.no_grad()
