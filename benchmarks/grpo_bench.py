@@ -194,12 +194,17 @@ def bench_update(
     device: torch.device,
     label: str,
     steps: int,
+    profile: Path | None = None,
 ) -> Result:
+    """Median seconds of ``steps`` updates after a warm-up; with ``profile``, one more step under
+    ``torch.profiler`` whose operator table goes to that file."""
     trainer.step(groups)  # warm-up (optimizer state allocation)
     times = []
     for _ in range(steps):
         _, seconds = _timed(lambda: trainer.step(groups), device)
         times.append(seconds)
+    if profile is not None:
+        profile_step(lambda: trainer.step(groups), device, profile)
     tokens = sum(len(r.input_ids) for g in groups for s in g for r in s.rows)
     loss_tokens = sum(r.num_loss_tokens for g in groups for s in g for r in s.rows)
     return Result(
@@ -209,6 +214,26 @@ def bench_update(
         statistics.median(times),
         f"{loss_tokens} trained tokens of {tokens}",
     )
+
+
+def profile_step(step: Callable[[], Any], device: torch.device, path: Path, rows: int = 30) -> None:
+    """Run ``step`` once under ``torch.profiler``; write its heaviest operators (by device time on CUDA,
+    by CPU time otherwise) to ``path``: where the time of an update goes."""
+    from torch.profiler import ProfilerActivity, profile
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    with profile(activities=activities) as prof:
+        _timed(step, device)
+    key = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
+    averages = prof.key_averages()
+    text = (
+        averages.table(sort_by=key, row_limit=rows, max_name_column_width=80)
+        + "\n"
+        + averages.table(sort_by="self_cpu_time_total", row_limit=rows, max_name_column_width=80)
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    print(f"  update profile written to {path}", flush=True)
 
 
 def bench_endpoint(name: str, engine: RolloutEngine, tokenizer: Any, calls: int, new_tokens: int) -> Result:
@@ -309,8 +334,9 @@ def part_ours(args: argparse.Namespace) -> list[Result]:
     gen.extra["resident_gib"] = resident
     groups = _groups(generations, args.group, 0)
     resident = _reset_peak(device)
+    profile = (args.out or Path(".")) / "ours_update_profile.txt" if args.profile_update else None
     update = bench_update(
-        name, trainer, groups, device, f"full weights, micro-batch {args.micro_batch}", args.steps
+        name, trainer, groups, device, f"full weights, micro-batch {args.micro_batch}", args.steps, profile
     )
     update.peak_gib, update.key = _peak_gib(device), "ours.update"
     update.extra["resident_gib"] = resident  # weights only: AdamW state appears at the warm-up step
@@ -445,6 +471,8 @@ def part_decode(args: argparse.Namespace) -> list[Result]:
         result.extra["ms_per_step"] = round(1000 * seconds / args.new_tokens, 2)
         result.extra["same_tokens_as_eager"] = tokens[mode] == tokens["eager"]
         results.append(result)
+        same = result.extra["same_tokens_as_eager"]
+        print(f"  {result.what}: {result.note}, same tokens as eager {same}", flush=True)
     return results
 
 
@@ -795,6 +823,11 @@ def main(argv: list[str] | None = None) -> None:
         help="update2k: LoRA adapter precision variants (fp32 is what apply_lora ships)",
     )
     parser.add_argument("--lora-only", action="store_true", help="update2k: skip the full-weight runs")
+    parser.add_argument(
+        "--profile-update",
+        action="store_true",
+        help="ours: profile one more update step (operator table to ours_update_profile.txt in --out)",
+    )
     parser.add_argument("--part-timeout", type=float, help="with --gpu: seconds allowed to each part")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads (CPU mode)")
     parser.add_argument("--out", type=Path, help="with --gpu: folder for each part's JSON and summary.json")

@@ -436,6 +436,7 @@ def run_seed(
             f"{time.monotonic() - t0:.0f} s",
             flush=True,
         )
+        write()  # a run cut short keeps every step's train reward
         if step % args.grpo_eval_every == 0 or step == args.grpo_steps:
             holder[0] = model
             point("grpo", step, None)
@@ -640,6 +641,12 @@ def main() -> None:
         "--save-model", type=Path, help="save model and tokenizer here (seedN/{init|warmup,sft,grpo})"
     )
     parser.add_argument(
+        "--wait-for",
+        type=Path,
+        help="after the CPU-only set-up (tasks, demonstrations), wait until this file exists before building"
+        " the model: a benchmark sharing the machine times the GPU alone meanwhile",
+    )
+    parser.add_argument(
         "--init-model",
         type=Path,
         help="start each seed from DIR/seedN/warmup (a --save-model of the same train set) instead of "
@@ -714,6 +721,11 @@ def main() -> None:
         title = f"{command} | wall {meta['wall_s']} s, load {meta['load_average']}, {meta['machine']}"
         plot(points, steps, args.out.with_suffix(".png"), title)
 
+    if args.wait_for is not None and not args.wait_for.exists():
+        print(f"set-up done in {time.monotonic() - started:.0f} s; waiting for {args.wait_for}", flush=True)
+        while not args.wait_for.exists():
+            time.sleep(1)
+        print(f"{args.wait_for} is there after {time.monotonic() - started:.0f} s: going on", flush=True)
     for seed in [int(s) for s in args.seeds.split(",")]:
         run_seed(seed, demos, train_tasks, eval_demos, eval_tasks, args, points, steps, write)
     print(f"wrote {args.out.with_suffix('.json')} and .png; wall {time.monotonic() - started:.0f} s")

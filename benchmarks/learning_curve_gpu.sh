@@ -14,24 +14,7 @@ python="${PYTHON:-python}"
 out_dir="${OUT:-docs/benchmarks}"
 mkdir -p "$out_dir"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
-if [ -d .whl ]; then
-    site=/tmp/lc/site-packages  # the folder's name must hold site-packages (docs/benchmarks/grpo_gpu.md)
-    rm -rf /tmp/lc/wheels "$site" && mkdir -p /tmp/lc/wheels "$site"  # nothing left from an earlier run
-    if [ -f .whl/wheels.tar.xz ]; then
-        "$python" benchmarks/pack_wheels.py unpack .whl/wheels.tar.xz /tmp/lc/wheels
-    fi
-    find .whl -maxdepth 1 -type f -name '*.whl' -exec cp {} /tmp/lc/wheels/ \;
-    picked=$("$python" benchmarks/pick_wheels.py /tmp/lc/wheels 2>/tmp/lc/pick_wheels.log)  # reasons in the log
-    mapfile -t wheels <<<"${picked:-}"
-    [ -n "${picked:-}" ] || wheels=()
-    echo "installing ${#wheels[@]} carried wheels into $site"
-    if [ "${#wheels[@]}" -gt 0 ]; then
-        "$python" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-            --target "$site" "${wheels[@]}"
-    fi
-    export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
-fi
-"$python" benchmarks/pick_wheels.py --require benchmarks/gpu_wheels.txt
+source benchmarks/gpu_install.sh  # the carried wheels, if any (.whl/)
 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" "$python" benchmarks/learning_curve.py \
     --config configs/learning_curve_gpu.yaml --seeds "$seed" \
     --out "$out_dir/learning_curve_gpu_seed$seed" "$@" 2>&1 | tee "$out_dir/learning_curve_gpu_seed$seed.log"
