@@ -7,6 +7,7 @@
 #      and is cut at LC_SECONDS from its start (its JSON and PNG are rewritten after every evaluation and GRPO
 #      step, so a cut run keeps what it measured).
 #   OUT=/tmp/g benchmarks/gpu_call.sh SEED LC_SECONDS [learning_curve.py flags overriding the config]
+#   DECODE_SECONDS=0 ... skips step 1 (the learning curve has the GPU from the start); default 200 s.
 # Writes under $OUT (what the lent machine returns): env.txt, decode.log, decode_summary.json,
 # learning_curve.log, learning_curve_gpu_seed<SEED>.{json,png}.
 # On CPU, to check the plumbing: DEVICE=cpu OUT=/tmp/g benchmarks/gpu_call.sh 0 600 --smoke --device cpu ...
@@ -39,14 +40,16 @@ if [ "$device" = cuda ]; then
 else
     decode=(--device cpu --shape tiny --batch 8 --prompt-len 16 --new-tokens 16)
 fi
-echo "$(($(date +%s) - started)) s: decode timing"
-timeout -k 10 "${DECODE_SECONDS:-200}" "$python" benchmarks/grpo_bench.py --gpu --parts decode "${decode[@]}" \
-    --out /tmp/gpu_call_decode >"$out/decode.log" 2>&1
-echo "decode exit $?"
-cp /tmp/gpu_call_decode/summary.json "$out/decode_summary.json" 2>/dev/null
+if [ "${DECODE_SECONDS:-200}" -gt 0 ]; then
+    echo "$(($(date +%s) - started)) s: decode timing"
+    timeout -k 10 "${DECODE_SECONDS:-200}" "$python" benchmarks/grpo_bench.py --gpu --parts decode \
+        "${decode[@]}" --out /tmp/gpu_call_decode >"$out/decode.log" 2>&1
+    echo "decode exit $?"
+    cp /tmp/gpu_call_decode/summary.json "$out/decode_summary.json" 2>/dev/null
+fi
 touch "$gate"
 echo "$(($(date +%s) - started)) s: the learning curve has the GPU"
 wait "$curve"
 echo "learning curve exit $? after $(($(date +%s) - started)) s"
 tail -n 25 "$out/learning_curve.log"
-grep -h "ms/step" "$out/decode.log"
+grep -h "ms/step" "$out/decode.log" 2>/dev/null || true

@@ -434,6 +434,34 @@ class _TRLTimes:
             )
 
 
+def shared_prefix(rows: list[list[int]], reference: list[list[int]]) -> float:
+    """Mean number of leading tokens each row shares with its reference row."""
+    shared = []
+    for row, ref in zip(rows, reference, strict=True):
+        pairs = enumerate(zip(row, ref, strict=False))
+        shared.append(next((i for i, (a, b) in pairs if a != b), min(len(row), len(ref))))
+    return round(statistics.fmean(shared), 1)
+
+
+def logprob_gap(model: torch.nn.Module, generations: list[Generation]) -> dict[str, float]:
+    """Mean and max |engine logprob - the trainer's teacher-forced logprob| over the sampled tokens: whether
+    a decode mode samples from the distribution the update scores (in bf16 the two differ by rounding; a
+    wrong cache or mask shows as gaps of whole nats)."""
+    from aspen_rl.llm.logprobs import token_logprobs
+
+    gaps = []
+    device = next(model.parameters()).device
+    for g in generations:  # one row at a time: no padding to get right, and a small transient
+        ids = torch.tensor([g.prompt_ids + g.completion_ids], device=device)
+        needed = torch.zeros(1, ids.shape[1] - 1, dtype=torch.bool, device=device)
+        needed[0, len(g.prompt_ids) - 1 :] = True
+        with torch.no_grad():
+            scored = token_logprobs(model, ids, torch.ones_like(ids), needed)[0, len(g.prompt_ids) - 1 :]
+        gaps.append((scored.float().cpu() - torch.tensor(g.logprobs)).abs())
+    every = torch.cat(gaps)
+    return {"mean": round(float(every.mean()), 4), "max": round(float(every.max()), 4)}
+
+
 def part_decode(args: argparse.Namespace) -> list[Result]:
     """Milliseconds per decode step of the transformers engine, per KV-cache mode, same model and prompts."""
     device = _gpu_device(args)
@@ -470,9 +498,15 @@ def part_decode(args: argparse.Namespace) -> list[Result]:
         )
         result.extra["ms_per_step"] = round(1000 * seconds / args.new_tokens, 2)
         result.extra["same_tokens_as_eager"] = tokens[mode] == tokens["eager"]
+        result.extra["prefix_shared_with_eager"] = shared_prefix(tokens[mode], tokens["eager"])
+        result.extra["logprob_gap"] = logprob_gap(model, generations)
         results.append(result)
-        same = result.extra["same_tokens_as_eager"]
-        print(f"  {result.what}: {result.note}, same tokens as eager {same}", flush=True)
+        print(
+            f"  {result.what}: {result.note}; same tokens as eager {result.extra['same_tokens_as_eager']}"
+            f" (mean {result.extra['prefix_shared_with_eager']} tokens before the first difference);"
+            f" |sampling - trainer logprob| {result.extra['logprob_gap']}",
+            flush=True,
+        )
     return results
 
 

@@ -55,3 +55,32 @@ def test_a_bad_count_is_refused_before_any_task_is_drawn(
     assert message.startswith("error: ") and named in message
     assert drawn == []
     assert not out.with_suffix(".json").exists()
+
+
+def test_wait_for_holds_the_model_back_until_the_file_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--wait-for: the CPU-only set-up runs, then nothing touches a model until the named file appears."""
+    import threading
+
+    benchmark = _benchmark()
+    gate = tmp_path / "gate"
+    seen: list[bool] = []
+
+    async def no_demos(tasks: list[object]) -> list[object]:
+        return []
+
+    monkeypatch.setattr(benchmark, "pick", lambda *a, **k: [])
+    monkeypatch.setattr(benchmark, "demonstrations", no_demos)
+    monkeypatch.setattr(benchmark, "run_seed", lambda *a, **k: seen.append(gate.exists()))
+    monkeypatch.setattr(
+        sys, "argv", [str(SCRIPT), "--wait-for", str(gate), "--seeds", "0,1", "--out", str(tmp_path / "lc")]
+    )
+    timer = threading.Timer(0.5, gate.touch)
+    timer.start()
+    try:
+        benchmark.main()
+    finally:
+        timer.cancel()
+    assert seen == [True, True]
+    assert f"waiting for {gate}" in capsys.readouterr().out
