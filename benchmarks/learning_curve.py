@@ -339,6 +339,7 @@ def run_seed(
         dtype="float32",
         lora=LoRASettings(enabled=False),
         max_length=args.max_length,
+        mixed_precision=args.mixed_precision,
         epochs=args.eval_every,
         batch_size=args.batch_size,
         micro_batch_size=args.micro_batch_size,
@@ -428,6 +429,7 @@ def run_seed(
             pad_token_id=tokenizer.pad_token_id,
             max_length=args.max_length,
             micro_batch=args.micro_batch_size,
+            bf16=args.mixed_precision == "bf16",
         )
         steps.append({"seed": seed, "step": step, **vars(result), "wall_s": round(time.monotonic() - t0, 1)})
         print(
@@ -639,6 +641,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks" / "learning_curve")
     parser.add_argument(
         "--save-model", type=Path, help="save model and tokenizer here (seedN/{init|warmup,sft,grpo})"
+    )
+    parser.add_argument(
+        "--mixed-precision",
+        choices=("no", "bf16"),
+        default="no",
+        help="bf16: SFT and GRPO updates under torch.autocast(bfloat16), float32 weights kept (for a GPU)",
     )
     parser.add_argument(
         "--wait-for",

@@ -310,10 +310,12 @@ def grpo_step(
     max_length: int,
     micro_batch: int = 4,
     max_grad_norm: float = 1.0,
+    bf16: bool = False,
 ) -> GRPOStep:
     """One on-policy GRPO update over sampled groups (one group of episodes per task): group-relative
     advantages of the shipped reward, GRPO's rows and clipped loss (one update per batch, so the ratio is 1
-    and the clip inactive: the policy gradient of the token-mean), gradient clipped."""
+    and the clip inactive: the policy gradient of the token-mean), gradient clipped; with ``bf16`` the
+    forward and backward run under ``torch.autocast(bfloat16)`` (float32 weights kept)."""
     rows: list[TrajectoryRow] = []
     advantages: list[float] = []
     rollout: list[int] = []
@@ -344,7 +346,8 @@ def grpo_step(
         for start in range(0, len(rows), micro_batch):
             part = slice(start, start + micro_batch)
             sub = collate(rows[part], pad_token_id).to(model.device)
-            logits = model(input_ids=sub.input_ids, attention_mask=sub.attention_mask).logits[:, :-1]
+            with torch.autocast(model.device.type, dtype=torch.bfloat16, enabled=bf16):
+                logits = model(input_ids=sub.input_ids, attention_mask=sub.attention_mask).logits[:, :-1]
             logprobs = selective_logprobs(logits, sub.input_ids[:, 1:])
             token = grpo_token_loss(
                 logprobs,

@@ -34,22 +34,25 @@ def _weights(model: torch.nn.Module) -> torch.Tensor:
     return torch.cat([p.detach().flatten().clone() for p in model.parameters()])
 
 
-def test_a_group_with_different_rewards_moves_the_model_and_a_flat_group_does_not() -> None:
+@pytest.mark.parametrize("bf16", [False, True])
+def test_a_group_with_different_rewards_moves_the_model_and_a_flat_group_does_not(bf16: bool) -> None:
+    """Also under bf16 autocast, which must leave the weights float32."""
     lib = _episodes_module()
     model = build_tiny_model(16, hidden_size=16, num_layers=1, num_heads=2, seed=0)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     # the shipped reward: a text answer without invented numbers earns a little; no answer earns 0
     flat = [_episode(lib, "", [4, 5]), _episode(lib, "", [6, 7])]
     before = _weights(model)
-    step = lib.grpo_step(model, optimizer, [flat], pad_token_id=0, max_length=64)
+    step = lib.grpo_step(model, optimizer, [flat], pad_token_id=0, max_length=64, bf16=bf16)
     assert (step.zero_variance_groups, step.rows, step.reward) == (1, 0, 0.0)
     assert torch.equal(_weights(model), before)
 
     varied = [_episode(lib, "The run did not converge.", [4, 5]), _episode(lib, "", [6, 7])]
-    step = lib.grpo_step(model, optimizer, [varied], pad_token_id=0, max_length=64)
+    step = lib.grpo_step(model, optimizer, [varied], pad_token_id=0, max_length=64, bf16=bf16)
     assert step.zero_variance_groups == 0 and step.rows == 2
     assert step.reward > 0
     assert not torch.equal(_weights(model), before)
+    assert all(p.dtype == torch.float32 for p in model.parameters())
 
 
 async def test_an_episode_reports_which_parts_of_the_task_its_best_config_kept(tmp_path: Path) -> None:

@@ -64,6 +64,12 @@ class SFTConfig(BaseModel):
     )
     device: str = Field("auto", description="Torch device ('auto': cuda if available, else cpu).")
     gradient_checkpointing: bool = Field(False, description="Trade compute for memory.")
+    mixed_precision: Literal["no", "bf16"] = Field(
+        "no",
+        description="'bf16': forward and backward under torch.autocast(bfloat16) while the weights and "
+        "AdamW state stay in `dtype` (as TRL's and transformers' bf16=True): for float32 weights on a GPU, "
+        "where float32 attention over long rows is slow. 'no': everything in `dtype`.",
+    )
     lora: LoRASettings = Field(
         default_factory=LoRASettings,
         description="LoRA adapters (merged into the weights at save) or full weights (enabled: false).",

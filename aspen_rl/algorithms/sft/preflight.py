@@ -53,6 +53,21 @@ def check_model_source(name: str, *, what: str = "model") -> None:
         raise SFTPreflightError(f"{what} {name!r}: the hub ({endpoint}) answered HTTP {answer.status_code}")
 
 
+def check_bf16(device: str) -> None:
+    """``mixed_precision: bf16`` needs a device with bfloat16 arithmetic: a CPU, or a CUDA GPU that has it.
+
+    Raises:
+        SFTPreflightError: the run's GPU has no bfloat16 (before Ampere).
+    """
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and torch.cuda.is_available() and not torch.cuda.is_bf16_supported():
+        name = torch.cuda.get_device_name(torch.device(device))
+        raise SFTPreflightError(f"mixed_precision: bf16, but {name} has no bfloat16: use mixed_precision: no")
+
+
 def preflight(config: SFTConfig) -> None:
     """Every check that can run before demonstrations are recorded or a model is loaded.
 
@@ -63,6 +78,8 @@ def preflight(config: SFTConfig) -> None:
         check_model_source(config.model)
     if config.tokenizer:
         check_model_source(config.tokenizer, what="tokenizer")
+    if config.mixed_precision == "bf16":
+        check_bf16(config.device)
     if config.system_prompt and not Path(config.system_prompt).is_file():
         raise SFTPreflightError(f"system_prompt {config.system_prompt!r} is not a file")
     demos = Path(config.demonstrations) if config.demonstrations else None

@@ -108,9 +108,12 @@ class SFTTrainer:
         """
         batch = collate(rows, self.pad_token_id).to(self.device)
         # logits only where a token is trained: a prompt's are never scored (most of a row's tokens)
-        logprobs = token_logprobs(
-            self.model, batch.input_ids, batch.attention_mask, needed=batch.loss_mask > 0
-        )
+        with torch.autocast(
+            self.device.type, dtype=torch.bfloat16, enabled=self.config.mixed_precision == "bf16"
+        ):
+            logprobs = token_logprobs(
+                self.model, batch.input_ids, batch.attention_mask, needed=batch.loss_mask > 0
+            )
         turn = self.config.loss_average == "turn"
         if turn or any(r.loss_weights is not None for r in rows):
             weights = torch.zeros_like(batch.loss_mask)
