@@ -1,4 +1,4 @@
-# Sourced by the GPU recipes (benchmarks/learning_curve_gpu.sh, benchmarks/gpu_call.sh) on the lent machine,
+# Sourced by the GPU call (benchmarks/gpu_call.sh) on the lent machine,
 # which has no network: installs the carried wheels of .whl/ (benchmarks/gpu_wheels.sh packs them; loose
 # *.whl files there are taken too) that this Python lacks or holds older into /tmp/lc/site-packages and puts
 # that folder first on PYTHONPATH, then stops with an error: line per distribution of

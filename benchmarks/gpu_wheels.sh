@@ -3,7 +3,7 @@
 # manylinux x86_64 wheels into .whl-src/, pack them into .whl/wheels.tar.xz, and print the sizes against the
 # 64 MiB a call may carry (the tracked and untracked-not-ignored tree plus the carried .whl/).
 #   benchmarks/gpu_wheels.sh      # from the repository root, on a machine that reaches a package registry
-# Then: run with carry [".whl"] and `benchmarks/learning_curve_gpu.sh SEED` (docs/benchmarks/learning_curve.md).
+# Then: run with carry [".whl"] and `benchmarks/gpu_call.sh SEEDS SECONDS` (docs/benchmarks/learning_curve.md).
 set -euo pipefail
 python="${PYTHON:-python3}"
 list=benchmarks/gpu_wheels.txt
