@@ -278,7 +278,7 @@ def run_seed(
 
         from aspen_rl.llm.tokenizer_files import load_tokenizer
 
-        where = args.init_model / f"seed{seed}" / "warmup"
+        where = args.init_model / f"seed{seed}" / args.init_stage
         model = AutoModelForCausalLM.from_pretrained(where, dtype=torch.float32)
         tokenizer = load_tokenizer(where)
         print(f"  seed {seed}: model and tokenizer from {where}", flush=True)
@@ -332,7 +332,8 @@ def run_seed(
             flush=True,
         )
 
-    point("init", 0, None)
+    started_from_sft = args.init_model is not None and args.init_stage == "sft"
+    point("sft" if started_from_sft else "init", 0, None)
     config = SFTConfig(
         model="tiny",
         device=args.device,
@@ -527,9 +528,9 @@ SMOKE: dict[str, Any] = {
     "grpo_steps": 1,
     "grpo_tasks": 2,
     "group": 2,
-    "seeds": "0",
 }
-"""What ``--smoke`` overrides (the model size stays as configured: a GPU recipe's model on CPU)."""
+"""What ``--smoke`` overrides (the model size stays as configured: a GPU recipe's model on CPU; the seeds stay
+the user's, so several seeds' processes, as ``gpu_call.sh 0,1,2`` starts, stay distinct)."""
 
 
 SFT_PROGRESS_EVERY = 25
@@ -657,8 +658,15 @@ def main() -> None:
     parser.add_argument(
         "--init-model",
         type=Path,
-        help="start each seed from DIR/seedN/warmup (a --save-model of the same train set) instead of "
-        "building one and warming it up",
+        help="start each seed from DIR/seedN/STAGE (a --save-model of the same train set; STAGE is "
+        "--init-stage) instead of building one and warming it up",
+    )
+    parser.add_argument(
+        "--init-stage",
+        choices=("warmup", "sft"),
+        default="warmup",
+        help="which saved model --init-model starts from: sft (with --epochs 0) runs GRPO from a saved SFT"
+        " model, its first point then the SFT model's",
     )
     parser.add_argument("--config", type=Path, help="YAML of these flags (names with _), as defaults")
     parser.add_argument("--smoke", action="store_true", help="a few tasks, steps and tokens: the plumbing")
@@ -682,8 +690,10 @@ def main() -> None:
         raise SystemExit(f"error: --value-weight must be > 0 (got {args.value_weight:g})")
     if not 0 <= args.rename <= 1:
         raise SystemExit(f"error: --rename is a share of the train tasks, from 0 to 1 (got {args.rename:g})")
+    if args.init_stage != "warmup" and args.init_model is None:
+        raise SystemExit(f"error: --init-stage {args.init_stage} names a saved model: give --init-model DIR")
     if args.init_model is not None:
-        folders = [args.init_model / f"seed{int(s)}" / "warmup" for s in args.seeds.split(",")]
+        folders = [args.init_model / f"seed{int(s)}" / args.init_stage for s in args.seeds.split(",")]
         missing = [str(f) for f in folders if not (f / "config.json").is_file()]
         if missing:
             raise SystemExit(f"error: --init-model: no saved model in {', '.join(missing)}")

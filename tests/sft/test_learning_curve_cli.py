@@ -29,6 +29,7 @@ def _benchmark() -> ModuleType:
         (["--grpo-steps", "-2"], "--grpo-steps"),
         (["--copy-lr", "0"], "--copy-lr"),
         (["--init-model", "no-such-folder", "--seeds", "0,1"], "--init-model"),
+        (["--init-stage", "sft"], "--init-model"),
         (["--rename", "1.5"], "--rename"),
         (["--value-weight", "0"], "--value-weight"),
         (["--value-weight", "-2"], "--value-weight"),
@@ -84,3 +85,56 @@ def test_wait_for_holds_the_model_back_until_the_file_exists(
         timer.cancel()
     assert seen == [True, True]
     assert f"waiting for {gate}" in capsys.readouterr().out
+
+
+def test_smoke_keeps_the_seeds_it_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--smoke shrinks the work, not the run's identity: gpu_call.sh 0,1,2 starts one process per seed, and
+    each must run its own seed (a smoke that reset them to 0 ran seed 0 three times)."""
+    benchmark = _benchmark()
+    seeds: list[int] = []
+
+    async def no_demos(tasks: list[object]) -> list[object]:
+        return []
+
+    monkeypatch.setattr(benchmark, "pick", lambda *a, **k: [])
+    monkeypatch.setattr(benchmark, "demonstrations", no_demos)
+    monkeypatch.setattr(benchmark, "run_seed", lambda seed, *a, **k: seeds.append(seed))
+    monkeypatch.setattr(
+        sys, "argv", [str(SCRIPT), "--smoke", "--seeds", "2,1", "--out", str(tmp_path / "lc")]
+    )
+    benchmark.main()
+    assert seeds == [2, 1]
+
+
+def test_init_stage_sft_starts_from_the_saved_sft_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--init-model DIR --init-stage sft loads DIR/seedN/sft; its first point is labelled sft, not init."""
+    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
+
+    benchmark = _benchmark()
+    transcript = {"messages": [{"role": "user", "content": "heat it to 90 C"}]}
+    model, tokenizer = build_tiny_bpe_model(
+        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
+    )
+    where = tmp_path / "models" / "seed3" / "sft"
+    model.save_pretrained(where)
+    tokenizer.save_pretrained(where)
+    phases: list[str] = []
+
+    async def no_demos(tasks: list[object]) -> list[object]:
+        return []
+
+    async def evaluate(model: object, *a: object) -> dict[str, object]:
+        return {}
+
+    monkeypatch.setattr(benchmark, "pick", lambda *a, **k: [])
+    monkeypatch.setattr(benchmark, "demonstrations", no_demos)
+    monkeypatch.setattr(benchmark, "evaluate", evaluate)
+    monkeypatch.setattr(benchmark, "copying", lambda *a, **k: {})
+    monkeypatch.setattr(benchmark, "_brief", lambda result: "")
+    monkeypatch.setattr(benchmark, "plot", lambda points, *a: phases.extend(p["phase"] for p in points))
+    argv = ["--init-model", str(tmp_path / "models"), "--init-stage", "sft", "--seeds", "3", "--epochs", "0"]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--out", str(tmp_path / "lc")])
+    benchmark.main()
+    assert phases == ["sft"]
