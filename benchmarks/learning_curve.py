@@ -436,7 +436,7 @@ def run_seed(
         print(
             f"  seed {seed} GRPO step {step}: train reward {result.reward:.3f} success {result.success:.2f}, "
             f"{result.zero_variance_groups}/{len(groups)} groups without signal, {result.rows} rows, "
-            f"{time.monotonic() - t0:.0f} s",
+            f"{time.monotonic() - t0:.0f} s; favours {result.pushes}",
             flush=True,
         )
         write()  # a run cut short keeps every step's train reward

@@ -123,6 +123,7 @@ class Episode:
             **facts.stages,
             "targets": facts.targets_met()[0],
             "turns": float(len(self.records)),
+            "answered": float(bool(self.trace.final_answer.strip())),
             # which part of the task the most faithful config kept (0 with no config): what to fix next
             **{f"kept_{k}": best.parts[k] if best else 0.0 for k in ASPECT_COSTS},
             # the block and stream ids only the request states: does the model read it, or write its prior?
@@ -290,15 +291,35 @@ async def _replay(messages: list[dict[str, Any]], tools: dict[str, Any]) -> RunT
 # -- GRPO ------------------------------------------------------------------------------------------
 
 
+PUSHED = ("answered", "attempted", "json", "accepted", "simulated", "read", "faithful")
+"""Episode features whose advantage-weighted mean :func:`pushes` reports."""
+
+
+def pushes(groups: list[list[dict[str, float]]], keys: tuple[str, ...] = PUSHED) -> dict[str, float]:
+    """What a GRPO step's gradient favours: per feature, the mean over every episode of its group-relative
+    advantage times the feature (a covariance, as advantages are centred per group). Positive: the update
+    makes the feature likelier; near 0: the reward did not tell episodes apart by it."""
+    total = {k: 0.0 for k in keys}
+    count = 0
+    for scores in groups:
+        advantages = group_advantages([s["reward"] for s in scores]).advantages
+        for score, a in zip(scores, advantages, strict=True):
+            for k in keys:
+                total[k] += a * score[k]
+        count += len(scores)
+    return {k: round(v / max(1, count), 4) for k, v in total.items()}
+
+
 @dataclass
 class GRPOStep:
-    """What one GRPO step saw and did."""
+    """What one GRPO step saw and did (``pushes``: what its gradient favoured, see :func:`pushes`)."""
 
     reward: float
     success: float
     zero_variance_groups: int
     rows: int
     loss: float
+    pushes: dict[str, float] = field(default_factory=dict)
 
 
 def grpo_step(
@@ -322,9 +343,11 @@ def grpo_step(
     rewards: list[float] = []
     successes: list[float] = []
     flat = 0
+    scored: list[list[dict[str, float]]] = []
     for group in groups:
         first = len(rewards)
         scores = [e.score() for e in group]
+        scored.append(scores)
         rewards += [s["reward"] for s in scores]
         successes += [s["success"] for s in scores]
         adv = group_advantages([s["reward"] for s in scores])
@@ -370,4 +393,5 @@ def grpo_step(
         zero_variance_groups=flat,
         rows=len(rows),
         loss=loss_total,
+        pushes=pushes(scored),
     )

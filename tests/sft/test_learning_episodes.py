@@ -46,11 +46,15 @@ def test_a_group_with_different_rewards_moves_the_model_and_a_flat_group_does_no
     step = lib.grpo_step(model, optimizer, [flat], pad_token_id=0, max_length=64, bf16=bf16)
     assert (step.zero_variance_groups, step.rows, step.reward) == (1, 0, 0.0)
     assert torch.equal(_weights(model), before)
+    assert set(step.pushes.values()) == {0.0}
 
     varied = [_episode(lib, "The run did not converge.", [4, 5]), _episode(lib, "", [6, 7])]
     step = lib.grpo_step(model, optimizer, [varied], pad_token_id=0, max_length=64, bf16=bf16)
     assert step.zero_variance_groups == 0 and step.rows == 2
     assert step.reward > 0
+    # the answered episode earned more: the step favours answering, and nothing else told them apart
+    assert step.pushes["answered"] > 0.3  # advantages +-1/sqrt(2) (std over n - 1), over 2
+    assert {k: v for k, v in step.pushes.items() if k != "answered"} == dict.fromkeys(lib.PUSHED[1:], 0.0)
     assert not torch.equal(_weights(model), before)
     assert all(p.dtype == torch.float32 for p in model.parameters())
 
@@ -90,3 +94,27 @@ async def test_an_episode_reports_which_parts_of_the_task_its_best_config_kept(t
     renamed["blocks"][0]["name"] = "H9"
     renamed["streams"] = [renamed["streams"][0], "OUT-9"]
     assert lib.kept_names(task, renamed) == pytest.approx(1 / 3)  # FEED-1 kept; B1 and PROD-1 not
+
+
+def test_pushes_is_the_advantage_weighted_mean_of_each_feature() -> None:
+    """Two groups of two: in the first the answered episode scores higher, in the second the one that ran a
+    simulation scores lower; advantages are +-1/sqrt(2) (GRPO's std over n - 1), so over 4 episodes answered
+    gets +0.177 and simulated -0.177."""
+    lib = _episodes_module()
+
+    def score(reward: float, answered: float, simulated: float) -> dict[str, float]:
+        return {
+            **dict.fromkeys(lib.PUSHED, 0.0),
+            "reward": reward,
+            "answered": answered,
+            "simulated": simulated,
+        }
+
+    groups = [
+        [score(0.09, 1.0, 0.0), score(0.03, 0.0, 0.0)],
+        [score(0.05, 0.0, 1.0), score(0.07, 0.0, 0.0)],
+    ]
+    pushed = lib.pushes(groups)
+    assert pushed["answered"] == pytest.approx(0.5**0.5 / 4, abs=3e-3)
+    assert pushed["simulated"] == pytest.approx(-(0.5**0.5) / 4, abs=3e-3)  # eps in the std
+    assert pushed["json"] == 0.0
