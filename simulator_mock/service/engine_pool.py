@@ -123,9 +123,7 @@ class EnginePool:
             raise WorkerDied from None
         started = time.monotonic()
         loop = asyncio.get_running_loop()
-        future.add_done_callback(
-            lambda f: loop.call_soon_threadsafe(self._job_done, index, worker, f, done_once)
-        )
+        future.add_done_callback(lambda f: self._tell_loop(loop, index, worker, f, done_once))
         try:
             return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), limit_s)
         except asyncio.CancelledError:
@@ -148,6 +146,24 @@ class EnginePool:
         getter.cancel()
         if getter.done() and not getter.cancelled() and self._idle is not None:
             self._idle.put_nowait(getter.result())
+
+    def _tell_loop(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        index: int,
+        worker: Executor,
+        future: Future[Any],
+        done: Callable[[], None],
+    ) -> None:
+        """From the worker's thread: hand :meth:`_job_done` to the service's loop. A job abandoned past its
+        limit (a thread cannot be killed) may end after the service and its loop are gone: nothing is left
+        to hand back then."""
+        if loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(self._job_done, index, worker, future, done)
+        except RuntimeError:  # closed between the check and the call
+            return
 
     def _job_done(self, index: int, worker: Executor, future: Future[Any], done: Callable[[], None]) -> None:
         """A job ended: replace its worker if it died, hand the (new) worker out again, tell the caller."""

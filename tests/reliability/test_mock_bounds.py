@@ -266,13 +266,45 @@ def test_a_stalled_upload_is_answered_408(tmp_path: Path) -> None:
     assert reply.startswith("HTTP/1.1 408"), reply[:200]
 
 
-async def test_a_workbook_read_past_its_limit_is_stopped(tmp_path: Path) -> None:
-    transport = in_process(tmp_path, workbook_read_timeout_s=0.001)
+async def test_a_workbook_read_past_its_limit_is_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The read is made slow (1 s before the real read) rather than the limit tiny: with a 1 ms limit a
+    # fast, idle machine sometimes finished the read before the event loop saw the deadline (CI, 2026-11-29).
+    import simulator_mock.service.state as state
+
+    real_read = state.read_result_file
+
+    def slow_read(*args: str) -> bytes:
+        time.sleep(1.0)
+        return real_read(*args)
+
+    monkeypatch.setattr(state, "read_result_file", slow_read)
+    transport = in_process(tmp_path, workbook_read_timeout_s=0.05)
     async with httpx.AsyncClient(transport=transport, base_url="http://mock") as http:
         run = (await http.post("/run-aspen-simulation", json=heater())).json()
         response = await http.get("/get-aspen-result", params={"file_path": run["result_file_path"]})
     assert response.status_code == 422
-    assert "within 0.001 s" in response.json()["error"]
+    assert "within 0.05 s" in response.json()["error"]
+
+
+def test_a_job_that_ends_after_its_loop_closed_is_dropped_quietly() -> None:
+    """A thread job abandoned past its limit can end after the service's loop is gone; handing its worker
+    back then raised from the worker thread ("Event loop is closed")."""
+    import asyncio
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    from simulator_mock.service.engine_pool import EnginePool
+
+    pool = EnginePool(1, lambda: ThreadPoolExecutor(1), lambda: None)
+    loop = asyncio.new_event_loop()
+    loop.close()
+    ended: Future[bytes] = Future()
+    ended.set_result(b"{}")
+    told: list[bool] = []
+    pool._tell_loop(loop, 0, pool.workers[0], ended, lambda: told.append(True))
+    assert told == []  # nothing to hand back to, and nothing raised
+    pool.workers[0].shutdown()
 
 
 async def test_closing_the_in_process_client_ends_its_engine_thread(tmp_path: Path) -> None:
