@@ -158,11 +158,9 @@ class EnginePool:
         """From the worker's thread: hand :meth:`_job_done` to the service's loop. A job abandoned past its
         limit (a thread cannot be killed) may end after the service and its loop are gone: nothing is left
         to hand back then."""
-        if loop.is_closed():
-            return
         try:
             loop.call_soon_threadsafe(self._job_done, index, worker, future, done)
-        except RuntimeError:  # closed between the check and the call
+        except RuntimeError:  # the loop is closed
             return
 
     def _job_done(self, index: int, worker: Executor, future: Future[Any], done: Callable[[], None]) -> None:
