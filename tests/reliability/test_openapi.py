@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -45,8 +47,12 @@ def test_405_names_the_allowed_methods(app) -> None:
 
 
 def _schema():
-    """The app in this process (simulations in a thread; a short run budget bounds every example)."""
+    """The app in this process (simulations in a thread; a short run budget bounds every example).
+
+    Built at collection (``schema.parametrize`` needs it), before any fixture: its results folder is removed
+    when the test process exits, as ``tmp_path`` would be."""
     results = Path(tempfile.mkdtemp(prefix="openapi_results_"))
+    atexit.register(shutil.rmtree, results, ignore_errors=True)
     app = mock_app(results, request_timeout_s=2, max_runs_kept=50)
     return schemathesis.openapi.from_asgi("/openapi.json", app)
 
