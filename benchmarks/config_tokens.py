@@ -14,6 +14,9 @@ one class:
 - ``structure``: everything else (keys, quotes, brackets).
 
 Whole values: a number is right when every token of it is (``--show-wrong``: each wrong one, token by token).
+With ``--drill`` the config turn is scored in its config drill's context
+(:mod:`aspen_rl.algorithms.sft.drills`: the request right before it, no tools block, no schema) instead of
+the agent's.
 
     python benchmarks/config_tokens.py /tmp/lc/models/seed1/sft --families heater --n-eval 8
 """
@@ -31,6 +34,7 @@ import torch
 from transformers import AutoModelForCausalLM
 
 from aspen_rl.algorithms.sft.data import assistant_records
+from aspen_rl.algorithms.sft.drills import config_drill
 from aspen_rl.llm.tokenizer_files import load_tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, run from anywhere
@@ -71,6 +75,9 @@ def main() -> None:
     parser.add_argument("--n-eval", type=int, default=8)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--show-wrong", action="store_true", help="print each wrong number: token by token")
+    parser.add_argument(
+        "--drill", action="store_true", help="score in the config drill's context (request, then config)"
+    )
     args = parser.parse_args()
     if not (args.model / "config.json").is_file():
         raise SystemExit(f"error: {args.model}: no saved model (config.json) there")
@@ -83,7 +90,7 @@ def main() -> None:
     for demo in asyncio.run(demonstrations(list(tasks.values()))):
         turn = next(
             r
-            for r in assistant_records(demo, tokenizer)
+            for r in assistant_records((config_drill(demo) or demo) if args.drill else demo, tokenizer)
             if "run_simulation" in tokenizer.decode(r.completion_ids)
         )
         with torch.no_grad():

@@ -43,6 +43,7 @@ import yaml
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.copy_warmup import CopyRehearsal, copy_accuracy, copy_warmup, ordinary_token_ids
 from aspen_rl.algorithms.sft.data import transcript_rows
+from aspen_rl.algorithms.sft.drills import config_drill
 from aspen_rl.algorithms.sft.lookup_warmup import LookupRehearsal, LookupTask, lookup_accuracy
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
 from aspen_rl.datagen import family_of, generate_tasks
@@ -260,6 +261,7 @@ def lookup_warm_up(model: Any, token_ids: torch.Tensor, seed: int, args: Any) ->
 def run_seed(
     seed: int,
     demos: list,
+    drills: list,
     train_tasks: list[AspenTask],
     eval_demos: list,
     eval_tasks: list,
@@ -270,7 +272,7 @@ def run_seed(
 ) -> None:
     """Build, evaluate untrained, SFT with an evaluation every ``--eval-every`` epochs, then GRPO from the
     SFT model with an evaluation every ``--grpo-eval-every`` steps (into ``points``; each GRPO step's train
-    reward into ``steps``; ``write`` after each evaluation)."""
+    reward into ``steps``; ``write`` after each evaluation). ``drills`` (``--drills``) join SFT's rows."""
     torch.manual_seed(seed)
     model: Any
     if args.init_model is not None:  # a model --save-model kept (a warm-up reused: 26 CPU minutes saved)
@@ -384,10 +386,14 @@ def run_seed(
             )
 
     trainer.on_update = progress
-    rows = transcript_rows(demos, tokenizer, max_length=args.max_length, value_weight=config.value_weight)
+    weight = config.value_weight
+    rows = transcript_rows(demos, tokenizer, max_length=args.max_length, value_weight=weight)
+    drill_rows = transcript_rows(drills, tokenizer, max_length=args.max_length, value_weight=weight)
+    rows += drill_rows
     tokens = sum(len(r.input_ids) for r in rows)
     print(
-        f"  seed {seed}: {len(demos)} demonstrations -> {len(rows)} rows, {tokens:,} tokens an epoch",
+        f"  seed {seed}: {len(demos)} demonstrations and {len(drills)} drills -> {len(rows)} rows "
+        f"({len(drill_rows)} drills), {tokens:,} tokens an epoch",
         flush=True,
     )
     epoch = 0.0
@@ -537,6 +543,7 @@ SFT_PROGRESS_EVERY = 25
 """SFT prints a progress line every this many updates."""
 
 NON_NEGATIVE = (
+    "drills",
     "copy_steps",
     "copy_gap_steps",
     "copy_max_gap",
@@ -553,6 +560,13 @@ def main() -> None:
     parser.add_argument("--n-train", type=int, default=30, help="train tasks from data/generated/train.jsonl")
     parser.add_argument("--generate-train", type=int, default=0, help="N fresh generator draws instead")
     parser.add_argument("--data-seed", type=int, default=1, help="seed of the generated train set")
+    parser.add_argument(
+        "--drills",
+        type=int,
+        default=0,
+        help="N more verified generator draws (seed --data-seed + 1), each trained in SFT as a config drill:"
+        " system prompt, request and config turn only (no tools block, no schema), ~1/7 of a whole row",
+    )
     parser.add_argument(
         "--rename",
         type=float,
@@ -682,6 +696,7 @@ def main() -> None:
         for key, value in SMOKE.items():
             setattr(args, key, value)
         args.copy_steps, args.copy_gap_steps = min(args.copy_steps, 2), min(args.copy_gap_steps, 2)
+        args.drills = min(args.drills, 4)
     negative = [f"--{k.replace('_', '-')}" for k in NON_NEGATIVE if getattr(args, k) < 0]
     if negative or args.copy_lr <= 0:
         bad = ", ".join(negative) if negative else "--copy-lr"
@@ -714,8 +729,13 @@ def main() -> None:
     if args.rename:
         rng = random.Random(args.data_seed)
         train_tasks = [renamed(t, rng) if rng.random() < args.rename else t for t in train_tasks]
-    print(f"{len(train_tasks)} train / {len(eval_tasks)} held-out tasks of {families}", flush=True)
+    drill_tasks = []
+    if args.drills:
+        drill_tasks = asyncio.run(generated(families, args.drills, args.data_seed + 1, eval_tasks, keep))
+    counts = f"{len(train_tasks)} train / {len(eval_tasks)} held-out tasks"
+    print(f"{counts} of {families}, {len(drill_tasks)} drills", flush=True)
     demos = asyncio.run(demonstrations(train_tasks))
+    drills = [d for d in map(config_drill, asyncio.run(demonstrations(drill_tasks))) if d is not None]
     eval_demos = asyncio.run(demonstrations(eval_tasks))
     points: list[dict[str, Any]] = []
     steps: list[dict[str, Any]] = []
@@ -745,7 +765,7 @@ def main() -> None:
             time.sleep(1)
         print(f"{args.wait_for} is there after {time.monotonic() - started:.0f} s: going on", flush=True)
     for seed in [int(s) for s in args.seeds.split(",")]:
-        run_seed(seed, demos, train_tasks, eval_demos, eval_tasks, args, points, steps, write)
+        run_seed(seed, demos, drills, train_tasks, eval_demos, eval_tasks, args, points, steps, write)
     print(f"wrote {args.out.with_suffix('.json')} and .png; wall {time.monotonic() - started:.0f} s")
 
 

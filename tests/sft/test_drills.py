@@ -1,0 +1,72 @@
+"""Config drills on a real heater demonstration: the request and the config turn, nothing between, no tools
+block; trained on the config turn alone, in rows ~1/7 as long as the whole transcript's."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aspen_rl.algorithms.sft.data import transcript_rows
+from aspen_rl.algorithms.sft.drills import config_drill
+from aspen_rl.datagen import family_of
+from aspen_rl.datagen.demos import record_demos
+from aspen_rl.datagen.regenerate import in_process_client
+from aspen_rl.llm.tiny_bpe import train_chat_tokenizer, transcript_texts
+from aspen_rl.tasks import load_tasks
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def demo() -> dict[str, Any]:
+    """The verified demonstration of the first generated heater eval task."""
+    task = next(t for t in load_tasks(ROOT / "data" / "generated" / "eval.jsonl") if family_of(t) == "heater")
+
+    async def record() -> list[dict[str, Any]]:
+        async with in_process_client() as client:
+            kept, dropped = await record_demos([task], client)
+        assert dropped == []
+        return kept
+
+    (recorded,) = asyncio.run(record())
+    return recorded
+
+
+def test_a_drill_is_the_request_and_the_config_turn(demo: dict[str, Any]) -> None:
+    drill = config_drill(demo)
+    assert drill is not None
+    assert [m["role"] for m in drill["messages"]] == ["system", "user", "assistant"]
+    assert drill["messages"][:2] == demo["messages"][:2]
+    (call,) = drill["messages"][2]["tool_calls"]
+    assert call["function"]["name"] == "run_simulation"
+    config = json.loads(json.loads(call["function"]["arguments"])["config"])
+    assert config["blocks"][0]["type"] == "Heater"
+    assert "tools" not in drill and "tools" in demo  # rendered without the tools block
+    assert drill["task_id"] == demo["task_id"]
+
+
+def test_a_transcript_without_a_run_has_no_drill(demo: dict[str, Any]) -> None:
+    schema_only = {**demo, "messages": demo["messages"][:4]}  # system, user, get_schema, its answer
+    assert schema_only["messages"][2]["tool_calls"][0]["function"]["name"] == "get_schema"
+    assert config_drill(schema_only) is None
+
+
+def test_a_drill_row_trains_only_the_config_turn_and_is_short(demo: dict[str, Any]) -> None:
+    drill = config_drill(demo)
+    assert drill is not None
+    tokenizer = train_chat_tokenizer(transcript_texts([demo]), vocab_size=2000, individual_digits=True)
+    wholes = transcript_rows([demo], tokenizer)  # more than one: the view clears the schema after the run
+    (row,) = transcript_rows([drill], tokenizer)
+    assert len(row.input_ids) * 5 < sum(len(w.input_ids) for w in wholes)
+    trained = tokenizer.decode([t for t, m in zip(row.input_ids, row.loss_mask, strict=True) if m])
+    assert "run_simulation" in trained and "get_schema" not in trained
+    assert demo["messages"][1]["content"] not in trained  # the request is context, not a target
+    # the config turn's trained tokens are the whole transcript's config-turn tokens, token for token
+    assert any(
+        trained in tokenizer.decode([t for t, m in zip(w.input_ids, w.loss_mask, strict=True) if m])
+        for w in wholes
+    )
