@@ -3,37 +3,21 @@ block; trained on the config turn alone, in rows ~1/7 as long as the whole trans
 
 from __future__ import annotations
 
-import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from aspen_rl.algorithms.sft.data import transcript_rows
 from aspen_rl.algorithms.sft.drills import config_drill
-from aspen_rl.datagen import family_of
-from aspen_rl.datagen.demos import record_demos
-from aspen_rl.datagen.regenerate import in_process_client
 from aspen_rl.llm.tiny_bpe import train_chat_tokenizer, transcript_texts
-from aspen_rl.tasks import load_tasks
-
-ROOT = Path(__file__).resolve().parents[2]
+from aspen_rl.tasks import AspenTask
 
 
 @pytest.fixture(scope="module")
-def demo() -> dict[str, Any]:
-    """The verified demonstration of the first generated heater eval task."""
-    task = next(t for t in load_tasks(ROOT / "data" / "generated" / "eval.jsonl") if family_of(t) == "heater")
-
-    async def record() -> list[dict[str, Any]]:
-        async with in_process_client() as client:
-            kept, dropped = await record_demos([task], client)
-        assert dropped == []
-        return kept
-
-    (recorded,) = asyncio.run(record())
-    return recorded
+def demo(heater: tuple[AspenTask, dict[str, Any]]) -> dict[str, Any]:
+    """The verified demonstration of the first generated heater eval task (``conftest.heater``)."""
+    return heater[1]
 
 
 def test_a_drill_is_the_request_and_the_config_turn(demo: dict[str, Any]) -> None:

@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Literal
 
 import pytest
@@ -16,31 +14,11 @@ from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.data import assistant_records, transcript_rows
 from aspen_rl.algorithms.sft.trainer import SFTTrainer, turn_weights
 from aspen_rl.algorithms.sft.value_tokens import value_spans, value_token_mask
-from aspen_rl.datagen import family_of
-from aspen_rl.datagen.demos import record_demos
-from aspen_rl.datagen.regenerate import in_process_client
 from aspen_rl.llm.settings import LoRASettings
 from aspen_rl.llm.tiny_bpe import train_chat_tokenizer, transcript_texts
 from aspen_rl.llm.tiny_bytes import build_tiny_model, build_tiny_tokenizer
 from aspen_rl.llm.types import TrajectoryRow
-from aspen_rl.tasks import AspenTask, load_tasks
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def heater() -> tuple[AspenTask, dict[str, Any]]:
-    """The first generated heater eval task (feed at 77 °F = 25.0 °C, outlet 356 °F) and its demonstration."""
-    task = next(t for t in load_tasks(ROOT / "data" / "generated" / "eval.jsonl") if family_of(t) == "heater")
-
-    async def record() -> list[dict[str, Any]]:
-        async with in_process_client() as client:
-            kept, dropped = await record_demos([task], client)
-        assert dropped == []
-        return kept
-
-    (demo,) = asyncio.run(record())
-    return task, demo
+from aspen_rl.tasks import AspenTask
 
 
 @pytest.fixture(scope="module")
