@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-RUN_TOOL = "run_simulation"
+from aspen_rl.trace import RUN_SIMULATION
 
 
 def config_drill(transcript: dict[str, Any]) -> dict[str, Any] | None:
@@ -24,7 +24,7 @@ def config_drill(transcript: dict[str, Any]) -> dict[str, Any] | None:
             m
             for m in messages
             if m["role"] == "assistant"
-            and any(c["function"]["name"] == RUN_TOOL for c in m.get("tool_calls") or [])
+            and any(c["function"]["name"] == RUN_SIMULATION for c in m.get("tool_calls") or [])
         ),
         None,
     )
