@@ -43,7 +43,7 @@ import yaml
 from aspen_rl.algorithms.sft.config import SFTConfig
 from aspen_rl.algorithms.sft.copy_warmup import CopyRehearsal, copy_accuracy, copy_warmup, ordinary_token_ids
 from aspen_rl.algorithms.sft.data import transcript_rows
-from aspen_rl.algorithms.sft.drills import config_drill
+from aspen_rl.algorithms.sft.drills import DRILLS
 from aspen_rl.algorithms.sft.lookup_warmup import LookupRehearsal, LookupTask, lookup_accuracy
 from aspen_rl.algorithms.sft.trainer import SFTTrainer
 from aspen_rl.datagen import family_of, generate_tasks
@@ -66,6 +66,8 @@ from learning_episodes import (
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "data" / "generated"
+SPLITS = ("combination", "draw")
+"""How train draws are kept apart from the held-out tasks (``--split``)."""
 
 
 def number_is_stated(value: float, request: str) -> bool:
@@ -149,18 +151,23 @@ async def generated(
     seed: int,
     held_out: list[AspenTask],
     keep: Callable[[AspenTask], bool] | None = None,
+    split: str = "combination",
 ) -> list[AspenTask]:
     """``n`` fresh generator draws of ``families`` (verified on the mock), none sharing the block types and
-    components of a shipped val/test task or of ``held_out``, none a near-duplicate of ``held_out``; with
-    ``keep``, the first ``n`` it accepts of ``3 n`` draws."""
+    components of a shipped val/test task, none a near-duplicate of ``held_out``; with ``split``
+    "combination", none sharing the block types and components of ``held_out`` either ("draw": they may,
+    in other numbers, ids and wording); with ``keep``, the first ``n`` it accepts of ``3 n`` draws."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
     shipped = load_split("val") + load_split("test")
+    blocked = shipped + (held_out if split == "combination" else [])
     async with learning_mock() as client:
         tasks = await generate_tasks(
             n if keep is None else 3 * n,
             client,
             families=families,
             seed=seed,
-            held_out=shipped + held_out,
+            held_out=blocked,
             exclude=held_out,
             prefix="lctrain",
         )
@@ -564,8 +571,15 @@ def main() -> None:
         "--drills",
         type=int,
         default=0,
-        help="N more verified generator draws (seed --data-seed + 1), each trained in SFT as a config drill:"
-        " system prompt, request and config turn only (no tools block, no schema), ~1/7 of a whole row",
+        help="N more verified generator draws (seed --data-seed + 1), each trained in SFT as a drill (no"
+        " tools block, no schema; --drill-kind)",
+    )
+    parser.add_argument(
+        "--drill-kind",
+        choices=tuple(DRILLS),
+        default="config",
+        help="config: system prompt, request and config turn (~1/7 of a whole row); episode: every turn from"
+        " the config on (config, result call, answer) after the request (~1/3)",
     )
     parser.add_argument(
         "--rename",
@@ -579,6 +593,14 @@ def main() -> None:
         action="store_true",
         help="a curriculum stage: only tasks whose request states every config number (no unit conversion),"
         " train and held-out",
+    )
+    parser.add_argument(
+        "--split",
+        choices=SPLITS,
+        default="combination",
+        help="combination: no train task or drill shares a held-out task's block types and components (a"
+        " held-out task may name a component training never showed); draw: they may, and only"
+        " near-duplicates of held-out tasks are left out (an i.i.d. split: new numbers, ids, wording)",
     )
     parser.add_argument(
         "--n-eval", type=int, default=16, help="held-out tasks from data/generated/eval.jsonl"
@@ -723,7 +745,9 @@ def main() -> None:
     keep = in_stated_units if args.stated_units else None
     eval_tasks = pick(GENERATED / "eval.jsonl", families, args.n_eval, 0, keep)
     if args.generate_train:
-        train_tasks = asyncio.run(generated(families, args.generate_train, args.data_seed, eval_tasks, keep))
+        train_tasks = asyncio.run(
+            generated(families, args.generate_train, args.data_seed, eval_tasks, keep, args.split)
+        )
     else:
         train_tasks = pick(GENERATED / "train.jsonl", families, args.n_train, 0, keep)
     if args.rename:
@@ -731,11 +755,14 @@ def main() -> None:
         train_tasks = [renamed(t, rng) if rng.random() < args.rename else t for t in train_tasks]
     drill_tasks = []
     if args.drills:
-        drill_tasks = asyncio.run(generated(families, args.drills, args.data_seed + 1, eval_tasks, keep))
+        drill_tasks = asyncio.run(
+            generated(families, args.drills, args.data_seed + 1, eval_tasks, keep, args.split)
+        )
     counts = f"{len(train_tasks)} train / {len(eval_tasks)} held-out tasks"
     print(f"{counts} of {families}, {len(drill_tasks)} drills", flush=True)
     demos = asyncio.run(demonstrations(train_tasks))
-    drills = [d for d in map(config_drill, asyncio.run(demonstrations(drill_tasks))) if d is not None]
+    cut = DRILLS[args.drill_kind]
+    drills = [d for d in map(cut, asyncio.run(demonstrations(drill_tasks))) if d is not None]
     eval_demos = asyncio.run(demonstrations(eval_tasks))
     points: list[dict[str, Any]] = []
     steps: list[dict[str, Any]] = []

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from aspen_rl.algorithms.sft.data import transcript_rows
-from aspen_rl.algorithms.sft.drills import config_drill
+from aspen_rl.algorithms.sft.drills import config_drill, episode_drill
 from aspen_rl.llm.tiny_bpe import train_chat_tokenizer, transcript_texts
 from aspen_rl.tasks import AspenTask
 
@@ -54,3 +54,25 @@ def test_a_drill_row_trains_only_the_config_turn_and_is_short(demo: dict[str, An
         trained in tokenizer.decode([t for t, m in zip(w.input_ids, w.loss_mask, strict=True) if m])
         for w in wholes
     )
+
+
+def test_an_episode_drill_keeps_every_turn_from_the_config_on_and_trains_them(demo: dict[str, Any]) -> None:
+    """The result call copies the run's path and the answer the results' values: an episode drill keeps
+    both turns with the answers they read, and only the tools block and the get_schema exchange go."""
+    drill = episode_drill(demo)
+    assert drill is not None and "tools" not in drill
+    calls = [c["function"]["name"] for m in drill["messages"] for c in m.get("tool_calls") or []]
+    assert calls == ["run_simulation", "get_result"]
+    assert drill["messages"][:2] == demo["messages"][:2]
+    assert drill["messages"][2:] == demo["messages"][4:]  # everything after the schema exchange
+    assert drill["messages"][-1]["role"] == "assistant" and not drill["messages"][-1].get("tool_calls")
+    tokenizer = train_chat_tokenizer(transcript_texts([demo]), vocab_size=2000, individual_digits=True)
+    rows = transcript_rows([drill], tokenizer)
+    trained = "".join(
+        tokenizer.decode([t for t, m in zip(r.input_ids, r.loss_mask, strict=True) if m]) for r in rows
+    )
+    path = json.loads(drill["messages"][3]["content"])["result_file_path"]
+    assert "get_result" in trained and path in trained and "get_schema" not in trained
+    wholes = transcript_rows([demo], tokenizer)
+    assert sum(len(r.input_ids) for r in rows) * 2 < sum(len(w.input_ids) for w in wholes)
+    assert episode_drill({**demo, "messages": demo["messages"][:4]}) is None

@@ -138,3 +138,31 @@ def test_init_stage_sft_starts_from_the_saved_sft_model(
     monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--out", str(tmp_path / "lc")])
     benchmark.main()
     assert phases == ["sft"]
+
+
+def test_the_draw_split_shares_held_out_components_and_never_a_near_duplicate() -> None:
+    """--split combination keeps every held-out (block types, components) out of the train draws, so a
+    held-out heater of n-hexane has no train task naming n-hexane; --split draw lets those combinations in,
+    in other numbers, and still leaves out every near-duplicate of a held-out task."""
+    import asyncio
+
+    from aspen_rl.datagen.build import holdout_key, task_key
+
+    benchmark = _benchmark()
+    held_out = benchmark.pick(benchmark.GENERATED / "eval.jsonl", ["heater"], 8, 0)
+    combinations = {holdout_key(t.reference_config) for t in held_out}
+    near = {task_key(t) for t in held_out}
+    assert len(combinations) >= 4 and None not in near
+
+    by_split = {
+        split: asyncio.run(benchmark.generated(["heater"], 40, 1, held_out, split=split))
+        for split in benchmark.SPLITS
+    }
+    for tasks in by_split.values():
+        assert len(tasks) == 40
+        assert not near & {task_key(t) for t in tasks}
+    assert not combinations & {holdout_key(t.reference_config) for t in by_split["combination"]}
+    shared = [t for t in by_split["draw"] if holdout_key(t.reference_config) in combinations]
+    assert len(shared) >= 5
+    with pytest.raises(ValueError, match="split"):
+        asyncio.run(benchmark.generated(["heater"], 1, 1, held_out, split="random"))
