@@ -250,7 +250,7 @@ async def ladder(model: Any, tokenizer: Any, demo: dict[str, Any], task: AspenTa
                 except json.JSONDecodeError:
                     arguments = None
             if not reference.get("tool_calls"):  # the answer, judged on the reference's own trace
-                trace = await _replay(raw[:i], by_name)
+                trace = await replay(raw[:i])
                 trace.final_answer = text
                 scores["answer_reward"] = compute_reward(task, trace).total
                 continue
@@ -277,15 +277,47 @@ async def ladder(model: Any, tokenizer: Any, demo: dict[str, Any], task: AspenTa
     return scores
 
 
-async def _replay(messages: list[dict[str, Any]], tools: dict[str, Any]) -> RunTrace:
-    """The trace of the reference's tool calls in ``messages``, replayed through the real tools."""
+async def replay(messages: list[dict[str, Any]]) -> RunTrace:
+    """The trace of the reference's tool calls in ``messages``, replayed through the real tools on a fresh
+    mock. A run's answer names a new result path there (its run id is new), so each string the replay
+    changed in a tool's answer is changed in the calls after it too: the reference's ``get_result`` reads
+    the replayed run, as it read the recorded one."""
     trace = RunTrace()
+    recorded = {m.get("tool_call_id"): m.get("content") for m in messages if m["role"] == "tool"}
+    renames: dict[str, str] = {}
     async with learning_mock() as client:
         by_name = {fn.__name__: fn for fn in build_tools(client, trace)}
         for message in messages:
             for call in message.get("tool_calls") or []:
-                await by_name[call["function"]["name"]](**json.loads(call["function"]["arguments"]))
+                arguments = _renamed(json.loads(call["function"]["arguments"]), renames)
+                answer = await by_name[call["function"]["name"]](**arguments)
+                renames.update(_changed(recorded.get(call.get("id")), answer))
     return trace
+
+
+def _changed(recorded: Any, replayed: Any) -> dict[str, str]:
+    """Top-level string fields of two JSON object answers that differ, recorded -> replayed."""
+    try:
+        old, new = json.loads(recorded), json.loads(replayed)
+    except (TypeError, json.JSONDecodeError):
+        return {}
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return {}
+    return {
+        old[k]: new[k]
+        for k in old.keys() & new.keys()
+        if isinstance(old[k], str) and isinstance(new[k], str) and old[k] != new[k]
+    }
+
+
+def _renamed(value: Any, renames: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return renames.get(value, value)
+    if isinstance(value, list):
+        return [_renamed(v, renames) for v in value]
+    if isinstance(value, dict):
+        return {k: _renamed(v, renames) for k, v in value.items()}
+    return value
 
 
 # -- GRPO ------------------------------------------------------------------------------------------

@@ -118,3 +118,29 @@ def test_pushes_is_the_advantage_weighted_mean_of_each_feature() -> None:
     assert pushed["answered"] == pytest.approx(0.5**0.5 / 4, abs=3e-3)
     assert pushed["simulated"] == pytest.approx(-(0.5**0.5) / 4, abs=3e-3)  # eps in the std
     assert pushed["json"] == 0.0
+
+
+async def test_the_answer_rung_replays_the_reference_so_its_own_answer_scores_full_marks() -> None:
+    """The ladder judges the answer turn on the reference's earlier calls replayed on a fresh mock, where a
+    run gets a new result path: the reference's ``get_result`` must read the replayed run, so the
+    reference's own answer scores what it was recorded at (1.0), and no answer only the work's share."""
+    from aspen_rl.datagen.demos import record_demos
+    from aspen_rl.reward import compute_reward
+
+    lib = _episodes_module()
+    task = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0]
+    async with lib.learning_mock() as client:
+        (demo,), dropped = await record_demos([task], client)
+    assert dropped == []
+    *earlier, answer = demo["messages"]
+    scores = {}
+    for text in (answer["content"], ""):
+        trace = await lib.replay(earlier)
+        trace.final_answer = text
+        scores[text] = compute_reward(task, trace)
+    right, silent = scores[answer["content"]], scores[""]
+    assert right.total == pytest.approx(1.0)
+    assert (right.details["calls.failed"], right.details["funnel.read"]) == (0.0, 1.0)
+    assert silent.details["funnel.read"] == 1.0  # the same calls: only the answer differs
+    # the work done (completion 0.4, tool efficiency 0.3) and nothing reported (response quality 0 of 0.3)
+    assert (silent.total, silent.response_quality) == (pytest.approx(0.7), 0.0)
