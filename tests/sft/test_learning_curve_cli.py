@@ -31,6 +31,8 @@ def _benchmark() -> ModuleType:
         (["--init-model", "no-such-folder", "--seeds", "0,1"], "--init-model"),
         (["--init-stage", "sft"], "--init-model"),
         (["--rename", "1.5"], "--rename"),
+        (["--eval-repeats", "0"], "--eval-repeats"),
+        (["--init-stage", "grpo"], "--init-model"),
         (["--value-weight", "0"], "--value-weight"),
         (["--value-weight", "-2"], "--value-weight"),
         # the GPU recipe's config is read (an unknown key there would be refused first, naming the file)
@@ -106,10 +108,12 @@ def test_smoke_keeps_the_seeds_it_is_given(tmp_path: Path, monkeypatch: pytest.M
     assert seeds == [2, 1]
 
 
-def test_init_stage_sft_starts_from_the_saved_sft_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("stage", ["sft", "grpo"])
+def test_init_stage_starts_from_the_saved_model(
+    stage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """--init-model DIR --init-stage sft loads DIR/seedN/sft; its first point is labelled sft, not init."""
+    """--init-model DIR --init-stage STAGE loads DIR/seedN/STAGE; its first point is labelled STAGE, not
+    init (grpo: a saved GRPO model evaluated again, e.g. with more --eval-repeats)."""
     from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
 
     benchmark = _benchmark()
@@ -117,7 +121,7 @@ def test_init_stage_sft_starts_from_the_saved_sft_model(
     model, tokenizer = build_tiny_bpe_model(
         [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
     )
-    where = tmp_path / "models" / "seed3" / "sft"
+    where = tmp_path / "models" / "seed3" / stage
     model.save_pretrained(where)
     tokenizer.save_pretrained(where)
     phases: list[str] = []
@@ -134,10 +138,11 @@ def test_init_stage_sft_starts_from_the_saved_sft_model(
     monkeypatch.setattr(benchmark, "copying", lambda *a, **k: {})
     monkeypatch.setattr(benchmark, "_brief", lambda result: "")
     monkeypatch.setattr(benchmark, "plot", lambda points, *a: phases.extend(p["phase"] for p in points))
-    argv = ["--init-model", str(tmp_path / "models"), "--init-stage", "sft", "--seeds", "3", "--epochs", "0"]
+    argv = ["--init-model", str(tmp_path / "models"), "--init-stage", stage, "--seeds", "3", "--epochs", "0"]
+    argv += ["--grpo-steps", "0"]
     monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--out", str(tmp_path / "lc")])
     benchmark.main()
-    assert phases == ["sft"]
+    assert phases == [stage]
 
 
 def test_the_draw_split_shares_held_out_components_and_never_a_near_duplicate() -> None:
@@ -166,3 +171,44 @@ def test_the_draw_split_shares_held_out_components_and_never_a_near_duplicate() 
     assert len(shared) >= 5
     with pytest.raises(ValueError, match="split"):
         asyncio.run(benchmark.generated(["heater"], 1, 1, held_out, split="random"))
+
+
+async def test_eval_repeats_runs_the_greedy_episodes_again_and_averages_them() -> None:
+    """--eval-repeats N: the held-out greedy episodes run N times through the real tools and mock; the
+    point's episode scores are the mean over all of them and each repeat's mean reward is kept."""
+    import argparse
+
+    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
+    from aspen_rl.tasks import load_tasks
+
+    benchmark = _benchmark()
+    tasks = load_tasks(Path(SCRIPT).parents[1] / "data" / "generated" / "eval.jsonl")[:2]
+    transcript = {"messages": [{"role": "user", "content": task.user_requirement} for task in tasks]}
+    model, tokenizer = build_tiny_bpe_model(
+        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
+    )
+    args = argparse.Namespace(
+        n_ladder=0, n_episodes=2, eval_repeats=3, eval_samples=1, eval_temperature=0.7, max_turns=2,
+        max_new_tokens=8,
+    )  # fmt: skip
+    real = benchmark.run_episodes
+    temperatures: list[float] = []
+
+    async def run_episodes(*a: object, temperature: float, **k: object) -> list[object]:
+        episodes = await real(*a, temperature=temperature, **k)
+        temperatures.append(temperature)
+        if len(temperatures) == 2:  # the second repeat answers in words: the shipped reward pays a little
+            for episode in episodes:
+                episode.trace.final_answer = "The run did not converge."
+        return list(episodes)
+
+    benchmark.run_episodes = run_episodes
+    try:
+        result = await benchmark.evaluate(model, tokenizer, [], tasks, args)
+    finally:
+        benchmark.run_episodes = real
+    repeats = result["episode_repeats"]
+    assert temperatures == [0.0, 0.0, 0.0, 0.7]  # three greedy repeats, then the sampled episodes
+    assert repeats[0] == repeats[2] == 0.0 < repeats[1]
+    assert result["episode"]["reward"] == pytest.approx(repeats[1] / 3, abs=1e-3)
+    assert result["episode"]["answered"] == pytest.approx(1 / 3, abs=1e-3)
