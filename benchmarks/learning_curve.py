@@ -286,6 +286,7 @@ def run_seed(
     SFT model with an evaluation every ``--grpo-eval-every`` steps (into ``points``; each GRPO step's train
     reward into ``steps``; ``write`` after each evaluation). ``drills`` (``--drills``) join SFT's rows."""
     torch.manual_seed(seed)
+    done = grpo_steps_done(args, seed)  # a saved GRPO model's steps: numbering and task draws continue
     model: Any
     if args.init_model is not None:  # a model --save-model kept (a warm-up reused: 26 CPU minutes saved)
         from transformers import AutoModelForCausalLM
@@ -320,6 +321,8 @@ def run_seed(
             where = args.save_model / f"seed{seed}" / stage
             holder[0].save_pretrained(where)
             tokenizer.save_pretrained(where)
+            if stage == "grpo":
+                (where / GRPO_STEPS_FILE).write_text(json.dumps({"steps": done + args.grpo_steps}) + "\n")
             print(f"  seed {seed}: {stage} model saved to {where}", flush=True)
 
     if args.init_model is None:
@@ -347,7 +350,7 @@ def run_seed(
         )
 
     trained_stage = args.init_model is not None and args.init_stage in ("sft", "grpo")
-    point(args.init_stage if trained_stage else "init", 0, None)
+    point(args.init_stage if trained_stage else "init", done, None)
     config = SFTConfig(
         model="tiny",
         device=args.device,
@@ -427,7 +430,10 @@ def run_seed(
     save("sft")
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.grpo_lr, weight_decay=0.0)
     rng = random.Random(seed)
-    for step in range(1, args.grpo_steps + 1):
+    for _ in range(done):  # the draws the saved model's steps took
+        rng.sample(train_tasks, args.grpo_tasks)
+    last = done + args.grpo_steps
+    for step in range(done + 1, last + 1):
         t0 = time.monotonic()
         chosen = rng.sample(train_tasks, args.grpo_tasks)
         episodes = asyncio.run(
@@ -458,7 +464,7 @@ def run_seed(
             flush=True,
         )
         write()  # a run cut short keeps every step's train reward
-        if step % args.grpo_eval_every == 0 or step == args.grpo_steps:
+        if step % args.grpo_eval_every == 0 or step == last:
             holder[0] = model
             point("grpo", step, None)
     if args.grpo_steps:
@@ -553,6 +559,21 @@ the user's, so several seeds' processes, as ``gpu_call.sh 0,1,2`` starts, stay d
 
 SFT_PROGRESS_EVERY = 25
 """SFT prints a progress line every this many updates."""
+
+GRPO_STEPS_FILE = "grpo_steps.json"
+"""Written beside a saved GRPO model: ``{"steps": N}``, the GRPO steps it took."""
+
+
+def grpo_steps_done(args: argparse.Namespace, seed: int) -> int:
+    """GRPO steps the starting model already took: ``--grpo-steps-done``, else the saved GRPO model's
+    ``grpo_steps.json``, else 0 (a model that is not a saved GRPO model)."""
+    if args.init_model is None or args.init_stage != "grpo":
+        return 0
+    if args.grpo_steps_done is not None:
+        return int(args.grpo_steps_done)
+    saved = args.init_model / f"seed{seed}" / "grpo" / GRPO_STEPS_FILE
+    return int(json.loads(saved.read_text())["steps"]) if saved.is_file() else 0
+
 
 NON_NEGATIVE = (
     "drills",
@@ -714,8 +735,14 @@ def main() -> None:
         choices=("warmup", "sft", "grpo"),
         default="warmup",
         help="which saved model --init-model starts from: sft (with --epochs 0) runs GRPO from a saved SFT"
-        " model, its first point then the SFT model's; grpo (with --epochs 0 --grpo-steps 0) evaluates a"
-        " saved GRPO model",
+        " model, its first point then the SFT model's; grpo (with --epochs 0) evaluates a saved GRPO"
+        " model and, with --grpo-steps N, continues its GRPO (a fresh optimizer; --grpo-steps-done)",
+    )
+    parser.add_argument(
+        "--grpo-steps-done",
+        type=int,
+        help="with --init-stage grpo: the GRPO steps the saved model already took (default: its folder's "
+        f"{GRPO_STEPS_FILE}, else 0); --grpo-steps more continue their numbering and train-task draws",
     )
     parser.add_argument("--config", type=Path, help="YAML of these flags (names with _), as defaults")
     parser.add_argument("--smoke", action="store_true", help="a few tasks, steps and tokens: the plumbing")
@@ -744,6 +771,10 @@ def main() -> None:
         raise SystemExit(f"error: --rename is a share of the train tasks, from 0 to 1 (got {args.rename:g})")
     if args.init_stage != "warmup" and args.init_model is None:
         raise SystemExit(f"error: --init-stage {args.init_stage} names a saved model: give --init-model DIR")
+    if args.grpo_steps_done is not None and (args.grpo_steps_done < 0 or args.init_stage != "grpo"):
+        raise SystemExit(
+            f"error: --grpo-steps-done {args.grpo_steps_done} needs --init-stage grpo and must be >= 0"
+        )
     if args.init_model is not None:
         folders = [args.init_model / f"seed{int(s)}" / args.init_stage for s in args.seeds.split(",")]
         missing = [str(f) for f in folders if not (f / "config.json").is_file()]

@@ -33,6 +33,8 @@ def _benchmark() -> ModuleType:
         (["--rename", "1.5"], "--rename"),
         (["--eval-repeats", "0"], "--eval-repeats"),
         (["--init-stage", "grpo"], "--init-model"),
+        (["--grpo-steps-done", "2"], "--grpo-steps-done"),  # only a saved GRPO model has steps done
+        (["--init-stage", "grpo", "--init-model", "m", "--grpo-steps-done", "-1"], "--grpo-steps-done"),
         (["--value-weight", "0"], "--value-weight"),
         (["--value-weight", "-2"], "--value-weight"),
         # the GPU recipe's config is read (an unknown key there would be refused first, naming the file)
@@ -143,6 +145,73 @@ def test_init_stage_starts_from_the_saved_model(
     monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--out", str(tmp_path / "lc")])
     benchmark.main()
     assert phases == [stage]
+
+
+def test_grpo_from_a_saved_grpo_model_continues_the_uninterrupted_runs_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """3 GRPO steps saved, then 2 more from that model: steps 4 and 5 draw the train tasks an uninterrupted
+    5-step run draws at its steps 4 and 5 (not its steps 1 and 2 again), the points and steps are numbered
+    on, and the saved GRPO model records 5 steps."""
+    from types import SimpleNamespace
+
+    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
+
+    benchmark = _benchmark()
+    transcript = {"messages": [{"role": "user", "content": "heat it to 90 C"}]}
+    model, tokenizer = build_tiny_bpe_model(
+        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
+    )
+    for stage in ("sft", "grpo"):
+        model.save_pretrained(tmp_path / "models" / "seed1" / stage)
+        tokenizer.save_pretrained(tmp_path / "models" / "seed1" / stage)
+    (tmp_path / "models" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).write_text('{"steps": 3}')
+    drawn: list[list[str]] = []
+    xs: list[tuple[object, object]] = []
+
+    async def no_demos(tasks: list[object]) -> list[object]:
+        return []
+
+    async def evaluate(model: object, *a: object) -> dict[str, object]:
+        return {}
+
+    async def run_episodes(model: object, tokenizer: object, tasks: list[str], **k: object) -> list[str]:
+        drawn.append(sorted(set(tasks)))
+        return tasks
+
+    def grpo_step(model: object, optimizer: object, groups: list[object], **k: object) -> SimpleNamespace:
+        return SimpleNamespace(reward=0.1, success=0.0, zero_variance_groups=0, rows=1, loss=0.0, pushes={})
+
+    monkeypatch.setattr(benchmark, "pick", lambda *a, **k: [f"task{i}" for i in range(9)])
+    monkeypatch.setattr(benchmark, "demonstrations", no_demos)
+    monkeypatch.setattr(benchmark, "evaluate", evaluate)
+    monkeypatch.setattr(benchmark, "run_episodes", run_episodes)
+    monkeypatch.setattr(benchmark, "grpo_step", grpo_step)
+    monkeypatch.setattr(benchmark, "copying", lambda *a, **k: {})
+    monkeypatch.setattr(benchmark, "_brief", lambda result: "")
+
+    def plot(points: list[dict[str, object]], *a: object) -> None:  # the points so far, at every write
+        xs[:] = [(p["phase"], p["x"]) for p in points]
+
+    monkeypatch.setattr(benchmark, "plot", plot)
+
+    def run(stage: str, steps: int, save: Path) -> list[list[str]]:
+        drawn.clear()
+        xs.clear()
+        argv = ["--init-model", str(tmp_path / "models"), "--init-stage", stage, "--seeds", "1"]
+        argv += ["--epochs", "0", "--grpo-steps", str(steps), "--grpo-tasks", "2", "--group", "2"]
+        argv += ["--save-model", str(save), "--out", str(tmp_path / "lc")]
+        monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv])
+        benchmark.main()
+        return list(drawn)
+
+    uninterrupted = run("sft", 5, tmp_path / "a")
+    resumed = run("grpo", 2, tmp_path / "b")
+    assert len(uninterrupted) == 5 and resumed == uninterrupted[3:]
+    assert resumed != uninterrupted[:2]
+    assert xs == [("grpo", 3), ("grpo", 5)]
+    saved = (tmp_path / "b" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).read_text()
+    assert '"steps": 5' in saved
 
 
 def test_the_draw_split_shares_held_out_components_and_never_a_near_duplicate() -> None:
