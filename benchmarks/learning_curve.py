@@ -62,6 +62,7 @@ from learning_episodes import (
     learning_mock,
     mean_scores,
     run_episodes,
+    run_ids_from,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,28 +178,38 @@ async def generated(
     return kept
 
 
+EVAL_RUN_IDS = 2026
+"""Seed of the run ids every held-out evaluation's mock stamps (:func:`run_ids_from`)."""
+
+
 async def evaluate(
     model: Any, tokenizer: Any, eval_demos: list, eval_tasks: list, args: Any
 ) -> dict[str, Any]:
     """Held-out ladder (greedy) and full episodes, greedy (``--eval-repeats`` times, averaged; each
     repeat's mean reward in ``episode_repeats``) and sampled at ``--eval-temperature``."""
     by_id = {t.task_id: t for t in eval_tasks}
-    rungs = [await ladder(model, tokenizer, d, by_id[d["task_id"]]) for d in eval_demos[: args.n_ladder]]
-    tasks = eval_tasks[: args.n_episodes]
-    repeats = []  # greedy decoding, yet each repeat differs: every run gets a new result path to copy
-    for _ in range(args.eval_repeats):
-        episodes = await run_episodes(
-            model, tokenizer, tasks, temperature=0.0, max_turns=args.max_turns, max_new=args.max_new_tokens
+    with run_ids_from(EVAL_RUN_IDS):  # every evaluation sees the same stream of result paths
+        rungs = [await ladder(model, tokenizer, d, by_id[d["task_id"]]) for d in eval_demos[: args.n_ladder]]
+        tasks = eval_tasks[: args.n_episodes]
+        repeats = []  # greedy decoding, yet each repeat differs: every run gets a new result path to copy
+        for _ in range(args.eval_repeats):
+            episodes = await run_episodes(
+                model,
+                tokenizer,
+                tasks,
+                temperature=0.0,
+                max_turns=args.max_turns,
+                max_new=args.max_new_tokens,
+            )
+            repeats.append([e.score() for e in episodes])
+        sampled = await run_episodes(
+            model,
+            tokenizer,
+            [t for t in tasks for _ in range(args.eval_samples)],
+            temperature=args.eval_temperature,
+            max_turns=args.max_turns,
+            max_new=args.max_new_tokens,
         )
-        repeats.append([e.score() for e in episodes])
-    sampled = await run_episodes(
-        model,
-        tokenizer,
-        [t for t in tasks for _ in range(args.eval_samples)],
-        temperature=args.eval_temperature,
-        max_turns=args.max_turns,
-        max_new=args.max_new_tokens,
-    )
     return {
         "ladder": mean_scores(rungs),
         "episode": mean_scores([score for repeat in repeats for score in repeat]),
@@ -787,59 +798,63 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     args.scratch = Path("/tmp") / f"learning_curve_{os.getpid()}"
     families = args.families.split(",")
-    started = time.monotonic()
-    keep = in_stated_units if args.stated_units else None
-    eval_tasks = pick(GENERATED / "eval.jsonl", families, args.n_eval, 0, keep)
-    if args.generate_train:
-        train_tasks = asyncio.run(
-            generated(families, args.generate_train, args.data_seed, eval_tasks, keep, args.split)
-        )
-    else:
-        train_tasks = pick(GENERATED / "train.jsonl", families, args.n_train, 0, keep)
-    if args.rename:
-        rng = random.Random(args.data_seed)
-        train_tasks = [renamed(t, rng) if rng.random() < args.rename else t for t in train_tasks]
-    drill_tasks = []
-    if args.drills:
-        drill_tasks = asyncio.run(
-            generated(families, args.drills, args.data_seed + 1, eval_tasks, keep, args.split)
-        )
-    counts = f"{len(train_tasks)} train / {len(eval_tasks)} held-out tasks"
-    print(f"{counts} of {families}, {len(drill_tasks)} drills", flush=True)
-    demos = asyncio.run(demonstrations(train_tasks))
-    cut = DRILLS[args.drill_kind]
-    drills = [d for d in map(cut, asyncio.run(demonstrations(drill_tasks))) if d is not None]
-    eval_demos = asyncio.run(demonstrations(eval_tasks))
-    points: list[dict[str, Any]] = []
-    steps: list[dict[str, Any]] = []
-    command = "python benchmarks/learning_curve.py " + " ".join(sys.argv[1:])
+    # demonstrations and GRPO episodes: run ids stamped from --data-seed, not the clock
+    with run_ids_from(args.data_seed):
+        started = time.monotonic()
+        keep = in_stated_units if args.stated_units else None
+        eval_tasks = pick(GENERATED / "eval.jsonl", families, args.n_eval, 0, keep)
+        if args.generate_train:
+            train_tasks = asyncio.run(
+                generated(families, args.generate_train, args.data_seed, eval_tasks, keep, args.split)
+            )
+        else:
+            train_tasks = pick(GENERATED / "train.jsonl", families, args.n_train, 0, keep)
+        if args.rename:
+            rng = random.Random(args.data_seed)
+            train_tasks = [renamed(t, rng) if rng.random() < args.rename else t for t in train_tasks]
+        drill_tasks = []
+        if args.drills:
+            drill_tasks = asyncio.run(
+                generated(families, args.drills, args.data_seed + 1, eval_tasks, keep, args.split)
+            )
+        counts = f"{len(train_tasks)} train / {len(eval_tasks)} held-out tasks"
+        print(f"{counts} of {families}, {len(drill_tasks)} drills", flush=True)
+        demos = asyncio.run(demonstrations(train_tasks))
+        cut = DRILLS[args.drill_kind]
+        drills = [d for d in map(cut, asyncio.run(demonstrations(drill_tasks))) if d is not None]
+        eval_demos = asyncio.run(demonstrations(eval_tasks))
+        points: list[dict[str, Any]] = []
+        steps: list[dict[str, Any]] = []
+        command = "python benchmarks/learning_curve.py " + " ".join(sys.argv[1:])
 
-    def write() -> None:
-        """JSON and PNG of what was measured so far (after every evaluation: a cut run keeps it)."""
-        load = os.getloadavg()
-        meta = {
-            "command": command,
-            "settings": {k: str(v) for k, v in vars(args).items() if k != "scratch"},
-            "machine": f"{os.cpu_count()} CPUs, torch threads {args.threads}, device {args.device}",
-            "load_average": [round(x, 2) for x in load],
-            "wall_s": round(time.monotonic() - started),
-            "success_reward": SUCCESS_REWARD,
-        }
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.with_suffix(".json").write_text(
-            json.dumps({"meta": meta, "points": points, "grpo_steps": steps}, indent=1) + "\n"
-        )
-        title = f"{command} | wall {meta['wall_s']} s, load {meta['load_average']}, {meta['machine']}"
-        plot(points, steps, args.out.with_suffix(".png"), title)
+        def write() -> None:
+            """JSON and PNG of what was measured so far (after every evaluation: a cut run keeps it)."""
+            load = os.getloadavg()
+            meta = {
+                "command": command,
+                "settings": {k: str(v) for k, v in vars(args).items() if k != "scratch"},
+                "machine": f"{os.cpu_count()} CPUs, torch threads {args.threads}, device {args.device}",
+                "load_average": [round(x, 2) for x in load],
+                "wall_s": round(time.monotonic() - started),
+                "success_reward": SUCCESS_REWARD,
+            }
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.with_suffix(".json").write_text(
+                json.dumps({"meta": meta, "points": points, "grpo_steps": steps}, indent=1) + "\n"
+            )
+            title = f"{command} | wall {meta['wall_s']} s, load {meta['load_average']}, {meta['machine']}"
+            plot(points, steps, args.out.with_suffix(".png"), title)
 
-    if args.wait_for is not None and not args.wait_for.exists():
-        print(f"set-up done in {time.monotonic() - started:.0f} s; waiting for {args.wait_for}", flush=True)
-        while not args.wait_for.exists():
-            time.sleep(1)
-        print(f"{args.wait_for} is there after {time.monotonic() - started:.0f} s: going on", flush=True)
-    for seed in [int(s) for s in args.seeds.split(",")]:
-        run_seed(seed, demos, drills, train_tasks, eval_demos, eval_tasks, args, points, steps, write)
-    print(f"wrote {args.out.with_suffix('.json')} and .png; wall {time.monotonic() - started:.0f} s")
+        if args.wait_for is not None and not args.wait_for.exists():
+            print(
+                f"set-up done in {time.monotonic() - started:.0f} s; waiting for {args.wait_for}", flush=True
+            )
+            while not args.wait_for.exists():
+                time.sleep(1)
+            print(f"{args.wait_for} is there after {time.monotonic() - started:.0f} s: going on", flush=True)
+        for seed in [int(s) for s in args.seeds.split(",")]:
+            run_seed(seed, demos, drills, train_tasks, eval_demos, eval_tasks, args, points, steps, write)
+        print(f"wrote {args.out.with_suffix('.json')} and .png; wall {time.monotonic() - started:.0f} s")
 
 
 if __name__ == "__main__":

@@ -144,19 +144,20 @@ class InProcessTransport(httpx.ASGITransport):
             self.folder.cleanup()
 
 
-def in_process_client(results_dir: str | Path | None = None) -> SimulatorClient:
+def in_process_client(results_dir: str | Path | None = None, **settings: Any) -> SimulatorClient:
     """A client for the mock simulator running in this process (one engine thread, no port, no network).
 
     Args:
         results_dir: Where the mock writes results files; by default a temporary folder, removed when
             the client closes (unclosed: when it is collected or the interpreter exits).
+        settings: More of the mock's settings (``simulator_mock.service.settings.Settings`` fields).
     """
     from simulator_mock.service.app import create_app
     from simulator_mock.service.settings import Settings as MockSettings
 
     owned = tempfile.TemporaryDirectory(prefix="aspen_rl_regen_") if results_dir is None else None
     folder = Path(owned.name if owned is not None else str(results_dir))
-    app = create_app(MockSettings(workers=0, results_dir=folder))
+    app = create_app(MockSettings(**{**settings, "workers": 0, "results_dir": folder}))
     return SimulatorClient("http://simulator-mock.local", transport=InProcessTransport(app, owned))
 
 

@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PureWindowsPath
@@ -102,9 +103,29 @@ def answer_json(content: Any) -> bytes:
         return text.encode("utf-8")
 
 
+_run_ids: Callable[[], str] | None = None
+
+
+def use_run_ids(source: Callable[[], str] | None) -> Callable[[], str] | None:
+    """Name this process's runs with ``source()`` (each a :data:`RUN_ID_FORMAT` id) instead of the clock,
+    or with the clock again when ``None``; returns the source it replaces.
+
+    For an in-process mock (``workers=0``, thread workers) whose result paths must not depend on the hour
+    it runs at: a benchmark's evaluation, a test. Process workers keep the clock."""
+    global _run_ids
+    previous, _run_ids = _run_ids, source
+    return previous
+
+
 def new_run_id() -> str:
-    """A fresh run id: UTC time to the second (sortable, like the real file names) and 12 random hex."""
-    return f"{datetime.now(UTC):%Y%m%d_%H%M%S}_{uuid.uuid4().hex[:12]}"
+    """A fresh run id: UTC time to the second (sortable, like the real file names) and 12 random hex, or
+    the next id of the source :func:`use_run_ids` installed."""
+    if _run_ids is None:
+        return f"{datetime.now(UTC):%Y%m%d_%H%M%S}_{uuid.uuid4().hex[:12]}"
+    run_id = _run_ids()
+    if not RUN_ID_FORMAT.match(run_id):
+        raise ValueError(f"run id source gave {run_id!r}, not <yyyymmdd>_<HHMMSS>_<12 hex>")
+    return run_id
 
 
 def error_category(error: SimulationError) -> str:
