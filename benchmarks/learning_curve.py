@@ -822,7 +822,8 @@ def main() -> None:
         demos = asyncio.run(demonstrations(train_tasks))
         cut = DRILLS[args.drill_kind]
         drills = [d for d in map(cut, asyncio.run(demonstrations(drill_tasks))) if d is not None]
-        eval_demos = asyncio.run(demonstrations(eval_tasks))
+        with run_ids_from(EVAL_RUN_IDS):  # the ladder's contexts: the same whatever was recorded before
+            eval_demos = asyncio.run(demonstrations(eval_tasks))
         points: list[dict[str, Any]] = []
         steps: list[dict[str, Any]] = []
         command = "python benchmarks/learning_curve.py " + " ".join(sys.argv[1:])
