@@ -49,6 +49,7 @@ from aspen_rl.algorithms.sft.trainer import SFTTrainer
 from aspen_rl.datagen import family_of, generate_tasks
 from aspen_rl.datagen.demos import record_demos
 from aspen_rl.datagen.rename import renamed
+from aspen_rl.datagen.run_stamps import spread_run_ids
 from aspen_rl.llm.settings import LoRASettings
 from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
 from aspen_rl.tasks import AspenTask, load_tasks
@@ -62,7 +63,6 @@ from learning_episodes import (
     learning_mock,
     mean_scores,
     run_episodes,
-    run_ids_from,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,7 +179,7 @@ async def generated(
 
 
 EVAL_RUN_IDS = 2026
-"""Seed of the run ids every held-out evaluation's mock stamps (:func:`run_ids_from`)."""
+"""Seed of the stamps of every held-out evaluation's runs (:mod:`aspen_rl.datagen.run_stamps`)."""
 
 
 async def evaluate(
@@ -188,7 +188,7 @@ async def evaluate(
     """Held-out ladder (greedy) and full episodes, greedy (``--eval-repeats`` times, averaged; each
     repeat's mean reward in ``episode_repeats``) and sampled at ``--eval-temperature``."""
     by_id = {t.task_id: t for t in eval_tasks}
-    with run_ids_from(EVAL_RUN_IDS):  # every evaluation sees the same stream of result paths
+    with spread_run_ids(EVAL_RUN_IDS):  # every evaluation sees the same stream of result paths
         rungs = [await ladder(model, tokenizer, d, by_id[d["task_id"]]) for d in eval_demos[: args.n_ladder]]
         tasks = eval_tasks[: args.n_episodes]
         repeats = []  # greedy decoding, yet each repeat differs: every run gets a new result path to copy
@@ -799,7 +799,7 @@ def main() -> None:
     args.scratch = Path("/tmp") / f"learning_curve_{os.getpid()}"
     families = args.families.split(",")
     # demonstrations and GRPO episodes: run ids stamped from --data-seed, not the clock
-    with run_ids_from(args.data_seed):
+    with spread_run_ids(args.data_seed):
         started = time.monotonic()
         keep = in_stated_units if args.stated_units else None
         eval_tasks = pick(GENERATED / "eval.jsonl", families, args.n_eval, 0, keep)
@@ -822,7 +822,7 @@ def main() -> None:
         demos = asyncio.run(demonstrations(train_tasks))
         cut = DRILLS[args.drill_kind]
         drills = [d for d in map(cut, asyncio.run(demonstrations(drill_tasks))) if d is not None]
-        with run_ids_from(EVAL_RUN_IDS):  # the ladder's contexts: the same whatever was recorded before
+        with spread_run_ids(EVAL_RUN_IDS):  # the ladder's contexts: the same whatever was recorded before
             eval_demos = asyncio.run(demonstrations(eval_tasks))
         points: list[dict[str, Any]] = []
         steps: list[dict[str, Any]] = []

@@ -10,14 +10,9 @@ by GRPO's own :func:`~aspen_rl.llm.trajectory.build_rows`, and trained with GRPO
 from __future__ import annotations
 
 import json
-import random
 import statistics
 import tempfile
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +37,6 @@ from aspen_rl.reward.fidelity import ASPECT_COSTS, fidelity
 from aspen_rl.tasks import AspenTask
 from aspen_rl.tools import build_tools
 from aspen_rl.trace import RunTrace
-from simulator_mock.service.worker import use_run_ids
 
 SUCCESS_REWARD = 0.9
 """An episode succeeds when the shipped reward gives it at least this (a faithful run, read, targets met and
@@ -71,38 +65,11 @@ service writes into one folder: with a folder per mock, each train path had a fo
 heart and every held-out path a new one (its get_result call: 0.2 of its tokens right teacher-forced)."""
 
 
-RUN_ID_DATES = (datetime(2020, 1, 1, tzinfo=UTC), datetime(2036, 1, 1, tzinfo=UTC))
-"""The range :func:`run_ids_from` stamps run ids in: a result path's digits a model must copy, not recall."""
-
-
-@contextmanager
-def run_ids_from(seed: int) -> Iterator[None]:
-    """While inside, the in-process mock names each run ``<random time in RUN_ID_DATES>_<random hex>``
-    drawn from ``random.Random(seed)``, not the clock, so an evaluation is the same at any hour.
-
-    With the clock, every demonstration of a run was stamped within the same hours, so a model learnt the
-    stamp's digits by heart: the same saved model, greedy, copied 7 of 8 held-out result paths at ~09:40 UTC
-    and 0 of 8 at ~11:15 (a stamp ``_111502`` has the repeated digits it drops). Stamps drawn over sixteen
-    years teach copying, and a fixed seed gives every checkpoint's evaluation the same stream of stamps."""
-    rng = random.Random(seed)
-    first, last = RUN_ID_DATES
-    seconds = int((last - first).total_seconds())
-
-    def next_id() -> str:  # the hex from uuid4: ids never repeat, in this folder or another process's
-        when = first + timedelta(seconds=rng.randrange(seconds))
-        return f"{when:%Y%m%d_%H%M%S}_{uuid.uuid4().hex[:12]}"
-
-    previous = use_run_ids(next_id)
-    try:
-        yield
-    finally:
-        use_run_ids(previous)
-
-
 KEEP_RUNS_S = 86400.0
 """How long the benchmark's mock keeps a run's files (by their age on disk). Not a count of runs: the
-mock deletes the runs past a count oldest *name* first, and a stamp of :func:`run_ids_from` is not the time
-a run was made, so a count could delete a run another benchmark process is about to read."""
+mock deletes the runs past a count oldest *name* first, and a stamp drawn by
+:mod:`aspen_rl.datagen.run_stamps` is not the time a run was made, so a count could delete a run another
+benchmark process is about to read."""
 
 
 def learning_mock() -> Any:

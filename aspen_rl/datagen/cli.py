@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("file", help="JSONL task file")
     demo.add_argument("--out", required=True, help="JSONL transcripts to write")
     demo.add_argument("--system-prompt", help="file with the system prompt (default: the agent's)")
+    demo.add_argument(
+        "--seed", type=int, default=0, help="seed of the runs' time stamps (spread over 2020-2035)"
+    )
     base = sub.add_parser("baseline", help="scripted policy's reward per family through the real tools")
     base.add_argument("file", help="JSONL task file")
     base.add_argument("--error-rate", type=float, default=0.25, help="scripted policy's mistake rate")
@@ -183,13 +186,15 @@ def _stats(args: argparse.Namespace) -> int:
 def _demos(args: argparse.Namespace) -> int:
     from aspen_rl.datagen.demos import record_demos, save_demos
     from aspen_rl.datagen.regenerate import in_process_client
+    from aspen_rl.datagen.run_stamps import spread_run_ids
 
     prompt = Path(args.system_prompt).read_text(encoding="utf-8") if args.system_prompt else None
     tasks = load_tasks(args.file)
 
     async def go(advance: Advance) -> tuple[list[dict[str, Any]], list[str]]:
-        async with in_process_client() as client:
-            return await record_demos(tasks, client, system_prompt=prompt, on_task=advance)
+        with spread_run_ids(args.seed):  # result paths to copy, not a morning's stamps to learn
+            async with in_process_client() as client:
+                return await record_demos(tasks, client, system_prompt=prompt, on_task=advance)
 
     with progress(f"recording demonstrations of {args.file}", len(tasks)) as advance:
         kept, dropped = asyncio.run(go(advance))

@@ -3,8 +3,6 @@ leaves the model alone when a group's rewards are all equal; its episodes run th
 
 from __future__ import annotations
 
-import json
-from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 
@@ -146,44 +144,3 @@ async def test_the_answer_rung_replays_the_reference_so_its_own_answer_scores_fu
     assert silent.details["funnel.read"] == 1.0  # the same calls: only the answer differs
     # the work done (completion 0.4, tool efficiency 0.3) and nothing reported (response quality 0 of 0.3)
     assert (silent.total, silent.response_quality) == (pytest.approx(0.7), 0.0)
-
-
-async def test_run_ids_from_a_seed_give_the_same_result_paths_at_any_hour() -> None:
-    """The benchmark's mock stamps runs from a seeded stream, not the clock: the same seed records the
-    same stamp (an evaluation does not depend on when it runs) in a new run id, another seed another stamp,
-    stamps spread over RUN_ID_DATES, and each run read back; leaving the block gives the clock back."""
-    from aspen_rl.datagen.demos import record_demos
-    from simulator_mock.service import worker
-
-    lib = _episodes_module()
-    task = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0]
-
-    async def path(seed: int) -> str:
-        with lib.run_ids_from(seed):
-            async with lib.learning_mock() as client:
-                (demo,), _ = await record_demos([task], client)
-        (call,) = [m for m in demo["messages"] if m.get("tool_calls")][-1]["tool_calls"]
-        return str(json.loads(call["function"]["arguments"])["result_file_path"])
-
-    first, again, other = await path(3), await path(3), await path(4)  # each demo read its run back
-    stamps = [p.rsplit("aspen_result_export_", 1)[1][:15] for p in (first, again, other)]
-    assert stamps[0] == stamps[1] != stamps[2]
-    assert first != again  # the same stamp, a new run
-    first_date, last_date = lib.RUN_ID_DATES
-    stamp = stamps[0]
-    when = datetime.strptime(stamp, "%Y%m%d_%H%M%S").replace(tzinfo=UTC)
-    assert first_date <= when < last_date
-    assert worker.use_run_ids(None) is None  # no source left installed: the clock is back
-
-
-def test_a_run_id_source_that_breaks_the_file_name_format_is_refused() -> None:
-    """Only files named after a well-formed run id are ever deleted by the mock: an id of another shape is
-    an error, not a file name."""
-    from simulator_mock.service import worker
-
-    previous = worker.use_run_ids(lambda: "../evil")
-    try:
-        with pytest.raises(ValueError, match="run id source"):
-            worker.new_run_id()
-    finally:
-        worker.use_run_ids(previous)

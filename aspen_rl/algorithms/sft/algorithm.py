@@ -34,9 +34,11 @@ def demonstrations_path(config: SFTConfig) -> Path:
 
 def ensure_demonstrations(config: SFTConfig, *, console: Any = None) -> list[dict[str, Any]]:
     """The transcripts of :func:`demonstrations_path`; recorded from ``config.tasks`` on the in-process mock
-    (with progress, and written there) when the file does not exist."""
+    (with progress, and written there; runs stamped by :mod:`aspen_rl.datagen.run_stamps` from
+    ``config.seed``) when the file does not exist."""
     from aspen_rl.datagen.demos import load_demos, record_demos, save_demos
     from aspen_rl.datagen.regenerate import in_process_client
+    from aspen_rl.datagen.run_stamps import spread_run_ids
     from aspen_rl.progress import progress
     from aspen_rl.tasks.datasets import load_tasks
 
@@ -48,7 +50,9 @@ def ensure_demonstrations(config: SFTConfig, *, console: Any = None) -> list[dic
     tasks = load_tasks(config.tasks)
 
     async def record() -> list[dict[str, Any]]:
-        with progress("recording demonstrations", len(tasks), console=console) as advance:
+        # stamps spread over years: result paths to copy, not a morning's stamps to learn
+        recording = progress("recording demonstrations", len(tasks), console=console)
+        with recording as advance, spread_run_ids(config.seed):
             async with in_process_client() as client:
                 kept, dropped = await record_demos(tasks, client, on_task=advance)
         if dropped:

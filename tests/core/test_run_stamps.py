@@ -1,0 +1,76 @@
+"""Demonstrations are recorded with run ids stamped over sixteen years, not the morning they were made: a
+model trained on them must copy a result path, not write a stamp it learnt by heart."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from aspen_rl.datagen.cli import main as datagen_cli
+from aspen_rl.datagen.demos import load_demos, record_demos
+from aspen_rl.datagen.regenerate import in_process_client
+from aspen_rl.datagen.run_stamps import SPREAD, spread_run_ids
+from aspen_rl.tasks import load_tasks
+from aspen_rl.tasks.datasets import save_tasks
+from simulator_mock.service import worker
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _paths(demo: dict) -> list[str]:
+    """The result paths a demonstration's get_result calls read."""
+    return [
+        json.loads(call["function"]["arguments"])["result_file_path"]
+        for m in demo["messages"]
+        for call in m.get("tool_calls") or []
+        if call["function"]["name"] == "get_result"
+    ]
+
+
+def _stamp(path: str) -> datetime:
+    name = path.replace("\\", "/").rsplit("/", 1)[1]
+    return datetime.strptime(name.split("_export_", 1)[1][:15], "%Y%m%d_%H%M%S").replace(tzinfo=UTC)
+
+
+async def test_the_same_seed_stamps_the_same_times_in_new_runs_read_back() -> None:
+    task = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0]
+
+    async def path(seed: int) -> str:
+        with spread_run_ids(seed):
+            async with in_process_client() as client:
+                (demo,), dropped = await record_demos([task], client)  # kept: it read its run back
+        assert dropped == []
+        (only,) = _paths(demo)
+        return only
+
+    first, again, other = await path(3), await path(3), await path(4)
+    assert _stamp(first) == _stamp(again) != _stamp(other)
+    assert first != again  # the same stamp, a new run id
+    assert all(SPREAD[0] <= _stamp(p) < SPREAD[1] for p in (first, other))
+    assert worker.use_run_ids(None) is None  # nothing left installed: the clock is back
+
+
+def test_recorded_demonstrations_carry_stamps_of_different_years(tmp_path: Path) -> None:
+    """``python -m aspen_rl.datagen demos``: four transcripts, four stamps, not one morning's."""
+    tasks = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[:4]
+    save_tasks(tasks, tmp_path / "tasks.jsonl")
+    out = tmp_path / "demos.jsonl"
+    assert datagen_cli(["demos", str(tmp_path / "tasks.jsonl"), "--out", str(out), "--seed", "1"]) == 0
+    stamps = [_stamp(p) for demo in load_demos(out) for p in _paths(demo)]
+    assert len(stamps) == 4
+    assert len({s.year for s in stamps}) >= 3  # four draws over 16 years: all in two years is 1 in ~400
+    assert all(SPREAD[0] <= s < SPREAD[1] for s in stamps)
+
+
+def test_a_run_id_source_that_breaks_the_file_name_format_is_refused() -> None:
+    """Only files named after a well-formed run id are ever deleted by the mock: an id of another shape is
+    an error, not a file name."""
+    previous = worker.use_run_ids(lambda: "../evil")
+    try:
+        with pytest.raises(ValueError, match="run id source"):
+            worker.new_run_id()
+    finally:
+        worker.use_run_ids(previous)
