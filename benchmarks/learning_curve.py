@@ -188,7 +188,7 @@ async def evaluate(
     """Held-out ladder (greedy) and full episodes, greedy (``--eval-repeats`` times, averaged; each
     repeat's mean reward in ``episode_repeats``) and sampled at ``--eval-temperature``."""
     by_id = {t.task_id: t for t in eval_tasks}
-    with spread_run_ids(EVAL_RUN_IDS):  # every evaluation sees the same stream of result paths
+    with spread_run_ids(EVAL_RUN_IDS):  # every evaluation sees the same stream of stamps (the hex is new)
         rungs = [await ladder(model, tokenizer, d, by_id[d["task_id"]]) for d in eval_demos[: args.n_ladder]]
         tasks = eval_tasks[: args.n_episodes]
         repeats = []  # greedy decoding, yet each repeat differs: every run gets a new result path to copy
@@ -427,10 +427,10 @@ def run_seed(
         epoch = min(args.epochs, epoch + args.eval_every)
         trainer.config.epochs = epoch
         t0 = sft_started[0] = time.monotonic()
-        done = trainer.updates
+        updates_before = trainer.updates  # not `done`: that counts the saved model's GRPO steps
         history = trainer.train(rows)
         spent = time.monotonic() - t0
-        trained = (trainer.updates - done) * args.batch_size / max(1, len(rows)) * tokens
+        trained = (trainer.updates - updates_before) * args.batch_size / max(1, len(rows)) * tokens
         print(
             f"  seed {seed}: SFT to epoch {epoch:g} in {spent:.0f} s ({trained / spent:,.0f} tokens/s)",
             flush=True,

@@ -25,11 +25,11 @@ from simulator_mock.service.retention import Retention, cap_stored_file
 from simulator_mock.service.settings import Settings
 from simulator_mock.service.worker import (
     RUN_FILES,
-    RUN_ID_FORMAT,
     Outcome,
     init_worker,
     read_result_file,
     warm,
+    well_formed,
 )
 
 log = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ class Service:
         that died mid-run) against ``max_runs_kept``, oldest first, and prune."""
         known = set(self.kept)
         stems = (p.name[len("config_") : -len(".json")] for p in self.results_root.glob("config_*.json"))
-        unknown = sorted(s for s in stems if RUN_ID_FORMAT.match(s) and s not in known)
+        unknown = sorted(s for s in stems if well_formed(s) and s not in known)
         if unknown:
             self.kept = deque(sorted([*self.kept, *unknown]))
             self.prune()

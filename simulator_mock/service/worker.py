@@ -123,9 +123,21 @@ def new_run_id() -> str:
     if _run_ids is None:
         return f"{datetime.now(UTC):%Y%m%d_%H%M%S}_{uuid.uuid4().hex[:12]}"
     run_id = _run_ids()
-    if not RUN_ID_FORMAT.match(run_id):
-        raise ValueError(f"run id source gave {run_id!r}, not <yyyymmdd>_<HHMMSS>_<12 hex>")
+    if not well_formed(run_id):
+        raise ValueError(f"run id source gave {run_id!r}, not <yyyymmdd>_<HHMMSS>_<12 hex> of a real time")
     return run_id
+
+
+def well_formed(run_id: str) -> bool:
+    """Whether ``run_id`` is ``<yyyymmdd>_<HHMMSS>_<12 hex>`` in full (no trailing newline) of a real time:
+    the only names whose files the mock ever deletes."""
+    if not RUN_ID_FORMAT.fullmatch(run_id):
+        return False
+    try:
+        datetime.strptime(run_id[:15], "%Y%m%d_%H%M%S")
+    except ValueError:
+        return False
+    return True
 
 
 def error_category(error: SimulationError) -> str:

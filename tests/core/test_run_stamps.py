@@ -57,18 +57,35 @@ def test_recorded_demonstrations_carry_stamps_of_different_years(tmp_path: Path)
     """``python -m aspen_rl.datagen demos``: four transcripts, four stamps, not one morning's."""
     tasks = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[:4]
     save_tasks(tasks, tmp_path / "tasks.jsonl")
-    out = tmp_path / "demos.jsonl"
-    assert datagen_cli(["demos", str(tmp_path / "tasks.jsonl"), "--out", str(out), "--seed", "1"]) == 0
-    stamps = [_stamp(p) for demo in load_demos(out) for p in _paths(demo)]
-    assert len(stamps) == 4
-    assert len({s.year for s in stamps}) >= 3  # four draws over 16 years: all in two years is 1 in ~400
-    assert all(SPREAD[0] <= s < SPREAD[1] for s in stamps)
+
+    def stamps(seed: int) -> list[datetime]:
+        out = tmp_path / f"demos{seed}.jsonl"
+        assert (
+            datagen_cli(["demos", str(tmp_path / "tasks.jsonl"), "--out", str(out), "--seed", str(seed)]) == 0
+        )
+        return [_stamp(p) for demo in load_demos(out) for p in _paths(demo)]
+
+    first = stamps(1)
+    assert len(first) == 4
+    assert len({s.year for s in first}) >= 3  # four draws over 16 years: all in two years is 1 in ~400
+    assert all(SPREAD[0] <= s < SPREAD[1] for s in first)
+    assert stamps(1) == first != stamps(2)  # --seed is the stream: the same again, another for another
 
 
-def test_a_run_id_source_that_breaks_the_file_name_format_is_refused() -> None:
-    """Only files named after a well-formed run id are ever deleted by the mock: an id of another shape is
-    an error, not a file name."""
-    previous = worker.use_run_ids(lambda: "../evil")
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../evil",
+        "20200101_000000_abcdef012345\n",
+        "20201399_996099_abcdef012345",
+        "20200101_000000_ABCDEF012345",
+    ],
+)
+def test_a_run_id_source_that_breaks_the_file_name_format_is_refused(bad: str) -> None:
+    """Only files named after a well-formed run id are ever deleted by the mock: an id of another shape (a
+    path, a trailing newline, a time that never was, upper-case hex) is an error, not a file name."""
+    assert worker.well_formed("20200101_000000_abcdef012345")
+    previous = worker.use_run_ids(lambda: bad)
     try:
         with pytest.raises(ValueError, match="run id source"):
             worker.new_run_id()

@@ -281,3 +281,70 @@ async def test_eval_repeats_runs_the_greedy_episodes_again_and_averages_them() -
     assert repeats[0] == repeats[2] == 0.0 < repeats[1]
     assert result["episode"]["reward"] == pytest.approx(repeats[1] / 3, abs=1e-3)
     assert result["episode"]["answered"] == pytest.approx(1 / 3, abs=1e-3)
+
+
+def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SFT in two stages (--epochs 2 --eval-every 1), then 2 GRPO steps: the steps are 1 and 2, they draw
+    the first two draws of the seed's task stream, and the saved GRPO model records 2 steps, however many
+    SFT updates ran (a run once took the SFT update count for the GRPO steps done: steps 41 and 42)."""
+    import random
+    from types import SimpleNamespace
+
+    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
+
+    benchmark = _benchmark()
+    transcript = {"messages": [{"role": "user", "content": "heat it to 90 C"}]}
+    model, tokenizer = build_tiny_bpe_model(
+        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
+    )
+    model.save_pretrained(tmp_path / "models" / "seed1" / "sft")
+    tokenizer.save_pretrained(tmp_path / "models" / "seed1" / "sft")
+    drawn: list[list[str]] = []
+    steps: list[object] = []
+
+    class Trainer:  # 20 updates a stage, as an SFT stage on a few hundred rows takes
+        def __init__(self, config: object, *, model: object, tokenizer: object) -> None:
+            self.config, self.model, self.updates, self.on_update = config, model, 0, None
+
+        def train(self, rows: list[object]) -> list[dict[str, float]]:
+            self.updates += 20
+            return [{"loss": 0.5}]
+
+    async def no_demos(tasks: list[object]) -> list[object]:
+        return []
+
+    async def evaluate(model: object, *a: object) -> dict[str, object]:
+        return {}
+
+    async def run_episodes(model: object, tokenizer: object, tasks: list[str], **k: object) -> list[str]:
+        drawn.append(sorted(set(tasks)))
+        return tasks
+
+    def grpo_step(model: object, optimizer: object, groups: list[object], **k: object) -> SimpleNamespace:
+        return SimpleNamespace(reward=0.1, success=0.0, zero_variance_groups=0, rows=1, loss=0.0, pushes={})
+
+    def plot(points: list[dict[str, object]], grpo: list[dict[str, object]], *a: object) -> None:
+        steps[:] = [s["step"] for s in grpo]
+
+    tasks = [f"task{i}" for i in range(9)]
+    monkeypatch.setattr(benchmark, "SFTTrainer", Trainer)
+    monkeypatch.setattr(benchmark, "pick", lambda *a, **k: list(tasks))
+    monkeypatch.setattr(benchmark, "demonstrations", no_demos)
+    monkeypatch.setattr(benchmark, "evaluate", evaluate)
+    monkeypatch.setattr(benchmark, "run_episodes", run_episodes)
+    monkeypatch.setattr(benchmark, "grpo_step", grpo_step)
+    monkeypatch.setattr(benchmark, "copying", lambda *a, **k: {})
+    monkeypatch.setattr(benchmark, "_brief", lambda result: "")
+    monkeypatch.setattr(benchmark, "plot", plot)
+    argv = ["--init-model", str(tmp_path / "models"), "--init-stage", "sft", "--seeds", "1"]
+    argv += ["--epochs", "2", "--eval-every", "1", "--grpo-steps", "2", "--grpo-tasks", "2", "--group", "2"]
+    argv += ["--save-model", str(tmp_path / "saved"), "--out", str(tmp_path / "lc")]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv])
+    benchmark.main()
+    rng = random.Random(1)  # the seed's task stream, as run_seed draws it
+    assert steps == [1, 2]
+    assert drawn == [sorted(rng.sample(tasks, 2)), sorted(rng.sample(tasks, 2))]
+    saved = (tmp_path / "saved" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).read_text()
+    assert '"steps": 2' in saved
