@@ -15,6 +15,7 @@ from aspen_rl.datagen.regenerate import in_process_client
 from aspen_rl.datagen.run_stamps import SPREAD, spread_run_ids
 from aspen_rl.tasks import load_tasks
 from aspen_rl.tasks.datasets import save_tasks
+from simulator_mock.errors import InternalError
 from simulator_mock.service import worker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,3 +92,20 @@ def test_a_run_id_source_that_breaks_the_file_name_format_is_refused(bad: str) -
             worker.new_run_id()
     finally:
         worker.use_run_ids(previous)
+
+
+async def test_a_run_under_a_bad_id_source_fails_as_the_services_fault_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    """Through the service: the run answers HTTP 201 with the mock's internal error (a broken run, not the
+    config's fault) and no file is written under a name the mock could later delete."""
+    task = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0]
+    previous = worker.use_run_ids(lambda: "../evil")
+    try:
+        async with in_process_client(tmp_path) as client:
+            answer = await client.run_simulation(task.reference_config)
+    finally:
+        worker.use_run_ids(previous)
+    assert answer["success"] is False
+    assert answer["error_type"] == worker.error_category(InternalError("x"))
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
