@@ -99,11 +99,12 @@ async def test_a_run_under_a_bad_id_source_fails_as_the_services_fault_and_write
 ) -> None:
     """Through the service: the run answers HTTP 201 with the mock's internal error (a broken run, not the
     config's fault) and no file is written under a name the mock could later delete."""
-    task = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0]
+    config = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0].reference_config
+    assert config is not None
     previous = worker.use_run_ids(lambda: "../evil")
     try:
         async with in_process_client(tmp_path) as client:
-            answer = await client.run_simulation(task.reference_config)
+            answer = await client.run_simulation(config)
     finally:
         worker.use_run_ids(previous)
     assert answer["success"] is False
