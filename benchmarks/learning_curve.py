@@ -333,7 +333,10 @@ def run_seed(
             holder[0].save_pretrained(where)
             tokenizer.save_pretrained(where)
             if stage == "grpo":
-                (where / GRPO_STEPS_FILE).write_text(json.dumps({"steps": done + args.grpo_steps}) + "\n")
+                drawn_by = {k: getattr(args, k) for k in DRAWN_BY}
+                (where / GRPO_STEPS_FILE).write_text(
+                    json.dumps({"steps": done + args.grpo_steps, **drawn_by}) + "\n"
+                )
             print(f"  seed {seed}: {stage} model saved to {where}", flush=True)
 
     if args.init_model is None:
@@ -572,7 +575,33 @@ SFT_PROGRESS_EVERY = 25
 """SFT prints a progress line every this many updates."""
 
 GRPO_STEPS_FILE = "grpo_steps.json"
-"""Written beside a saved GRPO model: ``{"steps": N}``, the GRPO steps it took."""
+"""Written beside a saved GRPO model: ``{"steps": N, ...}``, the GRPO steps it took and :data:`DRAWN_BY`."""
+
+DRAWN_BY = (
+    "grpo_tasks",
+    "families",
+    "generate_train",
+    "n_train",
+    "data_seed",
+    "split",
+    "stated_units",
+    "rename",
+)
+"""The settings GRPO's train-task draws follow: a run continuing a saved model's steps must repeat them."""
+
+
+def draws_changed(args: argparse.Namespace, seed: int) -> list[str]:
+    """The :data:`DRAWN_BY` flags this run sets otherwise than the saved GRPO model it continues (none for a
+    file that records only its steps, as files before this check did)."""
+    saved = args.init_model / f"seed{seed}" / "grpo" / GRPO_STEPS_FILE
+    if args.init_stage != "grpo" or args.grpo_steps_done is not None or not saved.is_file():
+        return []
+    recorded = json.loads(saved.read_text())
+    return [
+        f"--{k.replace('_', '-')} {getattr(args, k)} (the saved model's steps drew with {recorded[k]})"
+        for k in DRAWN_BY
+        if k in recorded and recorded[k] != getattr(args, k)
+    ]
 
 
 def grpo_steps_done(args: argparse.Namespace, seed: int) -> int:
@@ -791,6 +820,12 @@ def main() -> None:
         missing = [str(f) for f in folders if not (f / "config.json").is_file()]
         if missing:
             raise SystemExit(f"error: --init-model: no saved model in {', '.join(missing)}")
+        changed = [c for s in args.seeds.split(",") for c in draws_changed(args, int(s))]
+        if changed and args.grpo_steps:
+            raise SystemExit(
+                f"error: continuing GRPO would draw other train tasks: {'; '.join(changed)}; "
+                "repeat the saved run's settings, or give --grpo-steps-done 0 to start the draws anew"
+            )
     if args.device.startswith("cuda"):
         if not torch.cuda.is_available():
             raise SystemExit(f"error: --device {args.device} but torch sees no CUDA device")

@@ -3,6 +3,7 @@ before it draws a task."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -210,8 +211,21 @@ def test_grpo_from_a_saved_grpo_model_continues_the_uninterrupted_runs_steps(
     assert len(uninterrupted) == 5 and resumed == uninterrupted[3:]
     assert resumed != uninterrupted[:2]
     assert xs == [("grpo", 3), ("grpo", 5)]
-    saved = (tmp_path / "b" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).read_text()
-    assert '"steps": 5' in saved
+    saved = json.loads((tmp_path / "b" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).read_text())
+    assert saved["steps"] == 5 and saved["grpo_tasks"] == 2  # and what else the draws follow
+
+    # continuing those steps with other draws is refused, naming the flag, before a task is drawn
+    argv = ["--init-model", str(tmp_path / "b"), "--init-stage", "grpo", "--seeds", "1", "--epochs", "0"]
+    argv += ["--grpo-steps", "1", "--grpo-tasks", "3", "--out", str(tmp_path / "lc")]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv])
+    drawn.clear()
+    with pytest.raises(SystemExit) as refused:
+        benchmark.main()
+    assert str(refused.value.code).startswith("error: ") and "--grpo-tasks 3" in str(refused.value.code)
+    assert drawn == []
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--grpo-steps-done", "0"])  # draws anew: allowed
+    benchmark.main()
+    assert len(drawn) == 1
 
 
 def test_the_draw_split_shares_held_out_components_and_never_a_near_duplicate() -> None:
