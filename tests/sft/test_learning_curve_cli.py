@@ -19,6 +19,36 @@ def _benchmark() -> ModuleType:
     return load_benchmark("learning_curve", register=False)
 
 
+def _fake_grpo(benchmark: ModuleType, monkeypatch: pytest.MonkeyPatch, tasks: list[str]) -> list[list[str]]:
+    """Train tasks ``tasks``, no demonstrations, no evaluation, and GRPO steps that only record the tasks
+    each step drew (returned, filled as the run goes)."""
+    from types import SimpleNamespace
+
+    drawn: list[list[str]] = []
+
+    async def no_demos(tasks: list[object]) -> list[object]:
+        return []
+
+    async def evaluate(model: object, *a: object) -> dict[str, object]:
+        return {}
+
+    async def run_episodes(model: object, tokenizer: object, tasks: list[str], **k: object) -> list[str]:
+        drawn.append(sorted(set(tasks)))
+        return tasks
+
+    def grpo_step(model: object, optimizer: object, groups: list[object], **k: object) -> SimpleNamespace:
+        return SimpleNamespace(reward=0.1, success=0.0, zero_variance_groups=0, rows=1, loss=0.0, pushes={})
+
+    monkeypatch.setattr(benchmark, "pick", lambda *a, **k: list(tasks))
+    monkeypatch.setattr(benchmark, "demonstrations", no_demos)
+    monkeypatch.setattr(benchmark, "evaluate", evaluate)
+    monkeypatch.setattr(benchmark, "run_episodes", run_episodes)
+    monkeypatch.setattr(benchmark, "grpo_step", grpo_step)
+    monkeypatch.setattr(benchmark, "copying", lambda *a, **k: {})
+    monkeypatch.setattr(benchmark, "_brief", lambda result: "")
+    return drawn
+
+
 @pytest.mark.parametrize(
     ("flags", "named"),
     [
@@ -154,7 +184,6 @@ def test_grpo_from_a_saved_grpo_model_continues_the_uninterrupted_runs_steps(
     """3 GRPO steps saved, then 2 more from that model: steps 4 and 5 draw the train tasks an uninterrupted
     5-step run draws at its steps 4 and 5 (not its steps 1 and 2 again), the points and steps are numbered
     on, and the saved GRPO model records 5 steps."""
-    from types import SimpleNamespace
 
     from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
 
@@ -167,29 +196,8 @@ def test_grpo_from_a_saved_grpo_model_continues_the_uninterrupted_runs_steps(
         model.save_pretrained(tmp_path / "models" / "seed1" / stage)
         tokenizer.save_pretrained(tmp_path / "models" / "seed1" / stage)
     (tmp_path / "models" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).write_text('{"steps": 3}')
-    drawn: list[list[str]] = []
+    drawn = _fake_grpo(benchmark, monkeypatch, [f"task{i}" for i in range(9)])
     xs: list[tuple[object, object]] = []
-
-    async def no_demos(tasks: list[object]) -> list[object]:
-        return []
-
-    async def evaluate(model: object, *a: object) -> dict[str, object]:
-        return {}
-
-    async def run_episodes(model: object, tokenizer: object, tasks: list[str], **k: object) -> list[str]:
-        drawn.append(sorted(set(tasks)))
-        return tasks
-
-    def grpo_step(model: object, optimizer: object, groups: list[object], **k: object) -> SimpleNamespace:
-        return SimpleNamespace(reward=0.1, success=0.0, zero_variance_groups=0, rows=1, loss=0.0, pushes={})
-
-    monkeypatch.setattr(benchmark, "pick", lambda *a, **k: [f"task{i}" for i in range(9)])
-    monkeypatch.setattr(benchmark, "demonstrations", no_demos)
-    monkeypatch.setattr(benchmark, "evaluate", evaluate)
-    monkeypatch.setattr(benchmark, "run_episodes", run_episodes)
-    monkeypatch.setattr(benchmark, "grpo_step", grpo_step)
-    monkeypatch.setattr(benchmark, "copying", lambda *a, **k: {})
-    monkeypatch.setattr(benchmark, "_brief", lambda result: "")
 
     def plot(points: list[dict[str, object]], *a: object) -> None:  # the points so far, at every write
         xs[:] = [(p["phase"], p["x"]) for p in points]
@@ -304,7 +312,6 @@ def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
     the first two draws of the seed's task stream, and the saved GRPO model records 2 steps, however many
     SFT updates ran (a run once took the SFT update count for the GRPO steps done: steps 41 and 42)."""
     import random
-    from types import SimpleNamespace
 
     from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
 
@@ -315,7 +322,6 @@ def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
     )
     model.save_pretrained(tmp_path / "models" / "seed1" / "sft")
     tokenizer.save_pretrained(tmp_path / "models" / "seed1" / "sft")
-    drawn: list[list[str]] = []
     steps: list[object] = []
 
     class Trainer:  # 20 updates a stage, as an SFT stage on a few hundred rows takes
@@ -326,31 +332,12 @@ def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
             self.updates += 20
             return [{"loss": 0.5}]
 
-    async def no_demos(tasks: list[object]) -> list[object]:
-        return []
-
-    async def evaluate(model: object, *a: object) -> dict[str, object]:
-        return {}
-
-    async def run_episodes(model: object, tokenizer: object, tasks: list[str], **k: object) -> list[str]:
-        drawn.append(sorted(set(tasks)))
-        return tasks
-
-    def grpo_step(model: object, optimizer: object, groups: list[object], **k: object) -> SimpleNamespace:
-        return SimpleNamespace(reward=0.1, success=0.0, zero_variance_groups=0, rows=1, loss=0.0, pushes={})
-
     def plot(points: list[dict[str, object]], grpo: list[dict[str, object]], *a: object) -> None:
         steps[:] = [s["step"] for s in grpo]
 
     tasks = [f"task{i}" for i in range(9)]
+    drawn = _fake_grpo(benchmark, monkeypatch, tasks)
     monkeypatch.setattr(benchmark, "SFTTrainer", Trainer)
-    monkeypatch.setattr(benchmark, "pick", lambda *a, **k: list(tasks))
-    monkeypatch.setattr(benchmark, "demonstrations", no_demos)
-    monkeypatch.setattr(benchmark, "evaluate", evaluate)
-    monkeypatch.setattr(benchmark, "run_episodes", run_episodes)
-    monkeypatch.setattr(benchmark, "grpo_step", grpo_step)
-    monkeypatch.setattr(benchmark, "copying", lambda *a, **k: {})
-    monkeypatch.setattr(benchmark, "_brief", lambda result: "")
     monkeypatch.setattr(benchmark, "plot", plot)
     argv = ["--init-model", str(tmp_path / "models"), "--init-stage", "sft", "--seeds", "1"]
     argv += ["--epochs", "2", "--eval-every", "1", "--grpo-steps", "2", "--grpo-tasks", "2", "--group", "2"]
