@@ -441,7 +441,8 @@ def run_seed(
         holder[0] = trainer.model
         point("sft", epoch, round(history[-1]["loss"], 4))
     model = trainer.model
-    save("sft")
+    if args.epochs > 0 or args.init_stage == "sft":  # not a warm-up or GRPO model under the name sft
+        save("sft")
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.grpo_lr, weight_decay=0.0)
     rng = random.Random(seed)
     for _ in range(done):  # the draws the saved model's steps took
@@ -582,6 +583,7 @@ DRAWN_BY = (
     "families",
     "generate_train",
     "n_train",
+    "n_eval",
     "data_seed",
     "split",
     "stated_units",
@@ -589,18 +591,26 @@ DRAWN_BY = (
 )
 """The settings GRPO's train-task draws follow: a run continuing a saved model's steps must repeat them."""
 
+GENERATED_ONLY = frozenset({"n_eval", "split"})
+""":data:`DRAWN_BY` flags that shape the train set only when it is generated (``--generate-train``: the
+held-out tasks a fresh draw must not repeat)."""
+SHIPPED_ONLY = frozenset({"n_train"})
+""":data:`DRAWN_BY` flags that shape it only when it is the shipped train file's tasks."""
+
 
 def draws_changed(args: argparse.Namespace, seed: int) -> list[str]:
-    """The :data:`DRAWN_BY` flags this run sets otherwise than the saved GRPO model it continues (none for a
-    file that records only its steps, as files before this check did)."""
+    """The :data:`DRAWN_BY` flags that shape this run's train set and that it sets otherwise than the saved
+    GRPO model it continues (none for a file that records only its steps, as files before this check did,
+    and none with ``--grpo-steps-done 0``, which starts the draws anew)."""
     saved = args.init_model / f"seed{seed}" / "grpo" / GRPO_STEPS_FILE
-    if args.init_stage != "grpo" or args.grpo_steps_done is not None or not saved.is_file():
+    if args.init_stage != "grpo" or args.grpo_steps_done == 0 or not saved.is_file():
         return []
     recorded = json.loads(saved.read_text())
+    moot = SHIPPED_ONLY if args.generate_train else GENERATED_ONLY
     return [
         f"--{k.replace('_', '-')} {getattr(args, k)} (the saved model's steps drew with {recorded[k]})"
         for k in DRAWN_BY
-        if k in recorded and recorded[k] != getattr(args, k)
+        if k not in moot and k in recorded and recorded[k] != getattr(args, k)
     ]
 
 

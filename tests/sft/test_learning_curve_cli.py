@@ -4,6 +4,7 @@ before it draws a task."""
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -221,19 +222,33 @@ def test_grpo_from_a_saved_grpo_model_continues_the_uninterrupted_runs_steps(
     assert xs == [("grpo", 3), ("grpo", 5)]
     saved = json.loads((tmp_path / "b" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).read_text())
     assert saved["steps"] == 5 and saved["grpo_tasks"] == 2  # and what else the draws follow
+    assert (tmp_path / "a" / "seed1" / "sft" / "config.json").is_file()  # the SFT model it started from
+    assert not (tmp_path / "b" / "seed1" / "sft").exists()  # a GRPO model is never saved as sft
 
-    # continuing those steps with other draws is refused, naming the flag, before a task is drawn
+    # continuing those steps with other draws is refused, naming the flag, before any task is picked;
+    # a flag that does not shape this train set (--n-eval: the shipped train file here) is not compared
+    picked: list[object] = []
+    monkeypatch.setattr(benchmark, "pick", lambda *a, **k: picked.append(a) or [f"task{i}" for i in range(9)])
     argv = ["--init-model", str(tmp_path / "b"), "--init-stage", "grpo", "--seeds", "1", "--epochs", "0"]
-    argv += ["--grpo-steps", "1", "--grpo-tasks", "3", "--out", str(tmp_path / "lc")]
-    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv])
+    argv += ["--grpo-steps", "1", "--grpo-tasks", "2", "--group", "2", "--out", str(tmp_path / "lc")]
+    for other in (["--grpo-tasks", "3"], ["--grpo-tasks", "3", "--grpo-steps-done", "3"], ["--n-train", "7"]):
+        monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, *other])
+        with pytest.raises(SystemExit) as refused:
+            benchmark.main()
+        assert str(refused.value.code).startswith("error: ")
+        assert f"{other[0]} {other[1]} (" in str(refused.value.code)
+        assert picked == []
     drawn.clear()
-    with pytest.raises(SystemExit) as refused:
-        benchmark.main()
-    assert str(refused.value.code).startswith("error: ") and "--grpo-tasks 3" in str(refused.value.code)
-    assert drawn == []
-    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--grpo-steps-done", "0"])  # draws anew: allowed
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--n-eval", "3"])
     benchmark.main()
-    assert len(drawn) == 1
+    rng = random.Random(1)  # the seed's task stream: step 6 follows the saved model's 5
+    for _ in range(5):
+        rng.sample([f"task{i}" for i in range(9)], 2)
+    assert drawn == [sorted(rng.sample([f"task{i}" for i in range(9)], 2))]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--grpo-tasks", "3", "--grpo-steps-done", "0"])
+    drawn.clear()
+    benchmark.main()  # the draws anew: allowed
+    assert len(drawn) == 1 and len(drawn[0]) == 3
 
 
 def test_the_draw_split_shares_held_out_components_and_never_a_near_duplicate() -> None:
@@ -310,9 +325,7 @@ def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
 ) -> None:
     """SFT in two stages (--epochs 2 --eval-every 1), then 2 GRPO steps: the steps are 1 and 2, they draw
     the first two draws of the seed's task stream, and the saved GRPO model records 2 steps, however many
-    SFT updates ran (a run once took the SFT update count for the GRPO steps done: steps 41 and 42)."""
-    import random
-
+    SFT updates ran (a run once took the SFT update count for the GRPO steps done: steps 21 and 22)."""
     from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
 
     benchmark = _benchmark()
@@ -347,5 +360,5 @@ def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
     rng = random.Random(1)  # the seed's task stream, as run_seed draws it
     assert steps == [1, 2]
     assert drawn == [sorted(rng.sample(tasks, 2)), sorted(rng.sample(tasks, 2))]
-    saved = (tmp_path / "saved" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).read_text()
-    assert '"steps": 2' in saved
+    saved = json.loads((tmp_path / "saved" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).read_text())
+    assert saved["steps"] == 2
