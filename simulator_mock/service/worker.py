@@ -79,7 +79,8 @@ def warm() -> bool:
     return True
 
 
-#: A run id made by :func:`new_run_id` (only files named after one are ever deleted by the service).
+#: A run id made by :func:`new_run_id` (the retention sweep deletes only files named after a run id of this
+#: shape or an older 32-hex one, ``retention.RUN_ID_IN_NAME``).
 RUN_ID_FORMAT = re.compile(r"^[0-9]{8}_[0-9]{6}_[0-9a-f]{12}$")
 #: The files of a run, by name pattern (``{}`` is the run id).
 RUN_FILES = ("config_{}.json", "output_{}.json", "aspen_result_export_{}.xlsx")
@@ -130,7 +131,8 @@ def new_run_id() -> str:
 
 def well_formed(run_id: str) -> bool:
     """Whether ``run_id`` is ``<yyyymmdd>_<HHMMSS>_<12 hex>`` in full (no trailing newline) of a real time:
-    the only names whose files the mock ever deletes."""
+    what an id source must give and what a restarted mock adopts (the retention sweep deletes by the
+    looser ``retention.RUN_ID_IN_NAME``, which also matches the older 32-hex ids)."""
     if not RUN_ID_FORMAT.fullmatch(run_id):
         return False
     try:

@@ -79,13 +79,15 @@ def test_recorded_demonstrations_carry_stamps_of_different_years(tmp_path: Path)
         "../evil",
         "20200101_000000_abcdef012345\n",
         "20201399_996099_abcdef012345",
+        "20230229_120000_abcdef012345",
         "20200101_000000_ABCDEF012345",
     ],
 )
 def test_a_run_id_source_that_breaks_the_file_name_format_is_refused(bad: str) -> None:
-    """Only files named after a well-formed run id are ever deleted by the mock: an id of another shape (a
-    path, a trailing newline, a time that never was, upper-case hex) is an error, not a file name."""
+    """The mock finds and deletes a run's files by the id in their names: an id of another shape (a path, a
+    trailing newline, a time that never was, upper-case hex) is an error, not a file name."""
     assert worker.well_formed("20200101_000000_abcdef012345")
+    assert worker.well_formed("20240229_235959_abcdef012345")  # a leap day was
     previous = worker.use_run_ids(lambda: bad)
     try:
         with pytest.raises(ValueError, match="run id source"):
@@ -98,15 +100,18 @@ async def test_a_run_under_a_bad_id_source_fails_as_the_services_fault_and_write
     tmp_path: Path,
 ) -> None:
     """Through the service: the run answers HTTP 201 with the mock's internal error (a broken run, not the
-    config's fault) and no file is written under a name the mock could later delete."""
+    config's fault) and no file is written under a name the mock could later delete. The id has the file
+    names' shape but a time that never was (month 13): only the time check stops it."""
     config = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[0].reference_config
     assert config is not None
-    previous = worker.use_run_ids(lambda: "../evil")
+    previous = worker.use_run_ids(lambda: "20201301_000000_abcdef012345")
     try:
         async with in_process_client(tmp_path) as client:
             answer = await client.run_simulation(config)
     finally:
         worker.use_run_ids(previous)
     assert answer["success"] is False
-    assert answer["error_type"] == worker.error_category(InternalError("x"))
+    assert answer["error_type"] == worker.RUN_FAILED
+    assert answer["error_code"] == InternalError("x").error_type
+    assert "run id source" in answer["error_message"]
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
