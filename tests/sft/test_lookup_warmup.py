@@ -79,9 +79,10 @@ def test_a_lookup_warmup_makes_a_new_pairing_learnt_fast(copying: tuple[Any, tor
     same seed, is learnt faster with the warm-up than from the copy alone. Measured after 25 / 50 / 150
     steps: 0.48 / 0.69 / 0.91 against 0.23 / 0.55 / 0.82 (AMD EPYC, 2026-11-29); on the machine the test was
     written on, 0.48 / 0.95 after 50 / 150 against 0.23 / 0.55. The gap is largest early and its size
-    depends on the CPU's floating point (the copy-only model catches up by 150 steps on one and not the
-    other), so it is asserted over the first 50 steps. A copying model does not look a value up by its
-    key's meaning; after the warm-up it learns a new pairing as the mechanism is already there."""
+    differs between the two machines (the copy-only model catches up by 150 steps on one and not the
+    other; the cause is not isolated), so it is asserted over the first 50 steps. A copying model does not
+    look a value up by its key's meaning; after the warm-up it learns a new pairing as the mechanism is
+    already there."""
     model, token_ids = copying
     pairing_a = LookupTask(token_ids, n_keys=16, key_length=2, seed=1)
     pairing_b = LookupTask(token_ids, n_keys=16, key_length=2, seed=2)
