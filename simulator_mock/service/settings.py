@@ -85,8 +85,7 @@ class Settings(BaseSettings):
         ge=1,
         description=(
             "Runs whose files stay in results_dir; past it the oldest run's files are deleted (runs are "
-            "ordered by their time-stamped ids, also across restarts; ids a benchmark draws from a seed, "
-            "spread over years, are not in time order: keep those by age, retention_max_age_s)."
+            "ordered by when they ran; those an earlier service left, by when their config was written)."
         ),
     )
     results_cache_size: int = Field(

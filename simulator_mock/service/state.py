@@ -4,6 +4,7 @@ the retention of the results folder; the routes reach it through :func:`current_
 from __future__ import annotations
 
 import asyncio
+import heapq
 import logging
 import multiprocessing
 import time
@@ -186,13 +187,33 @@ class Service:
 
     def adopt_unknown_runs(self) -> None:
         """Count the runs on disk the service was never told of (left by an earlier service, or by a worker
-        that died mid-run) against ``max_runs_kept``, oldest first, and prune."""
+        that died mid-run) against ``max_runs_kept``, and prune.
+
+        Runs are placed by age, the time their config file was written (then by id), not by id alone: a
+        run's id carries the time an id source stamped, which need not be when it ran (ids drawn from a
+        seed, spread over years). The runs already known keep the order they ran in.
+        """
         known = set(self.kept)
-        stems = (p.name[len("config_") : -len(".json")] for p in self.results_root.glob("config_*.json"))
-        unknown = sorted(s for s in stems if well_formed(s) and s not in known)
+        unknown: list[tuple[float, str]] = []
+        for path in self.results_root.glob("config_*.json"):
+            stem = path.name[len("config_") : -len(".json")]
+            if well_formed(stem) and stem not in known:
+                with suppress(OSError):  # deleted meanwhile: nothing to count
+                    unknown.append((path.stat().st_mtime, stem))
         if unknown:
-            self.kept = deque(sorted([*self.kept, *unknown]))
+            self.kept = deque(run_id for _, run_id in heapq.merge(self._aged_known(), sorted(unknown)))
             self.prune()
+
+    def _aged_known(self) -> list[tuple[float, str]]:
+        """The known runs in the order they ran, each with its config file's age (or that of the run before
+        it, when its files are gone), so that :func:`heapq.merge` places the adopted ones among them."""
+        aged: list[tuple[float, str]] = []
+        last = float("-inf")
+        for run_id in self.kept:
+            with suppress(OSError):
+                last = max(last, (self.results_root / f"config_{run_id}.json").stat().st_mtime)
+            aged.append((last, run_id))
+        return aged
 
     def prune(self) -> None:
         """Delete the files of the oldest runs beyond ``max_runs_kept``."""

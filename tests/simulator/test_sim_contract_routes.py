@@ -890,6 +890,36 @@ def test_results_folder_keeps_a_bounded_number_of_runs(tmp_path: Path) -> None:
     assert len(list(results.glob("config_*.json"))) == 3  # two runs + the user's file
 
 
+def test_the_oldest_run_goes_first_when_ids_are_not_in_time_order(tmp_path: Path) -> None:
+    """Ids drawn from a seed are spread over years, so id order is not age order: runs an earlier service
+    left are ordered by when their config was written, and a recount (after a worker's death) keeps the
+    order the known runs ran in."""
+    from aspen_rl.datagen.run_stamps import spread_run_ids
+    from simulator_mock.service.worker import RUN_FILES
+
+    results = tmp_path / "results"
+    results.mkdir()
+    left = ["20330101_000000_0123456789ab", "20210101_000000_0123456789ab"]  # written in this order
+    for written, run_id in enumerate(left, start=1):
+        for pattern in RUN_FILES:
+            path = results / pattern.format(run_id)
+            path.write_text("{}")
+            os.utime(path, (written, written))
+    with spread_run_ids(7), in_process_client(results, max_runs_kept=3) as client:
+        service = client.app.state.service
+        assert list(service.kept) == left
+        ran = [run(client, examples.heater())["run_id"] for _ in range(2)]
+        assert sorted(ran) != ran  # this seed stamps the second run earlier than the first
+        # the one written first goes, though its id sorts last
+        assert not any(results.glob(f"*{left[0]}*")) and (results / f"config_{left[1]}.json").exists()
+        stray = "20200101_000000_00000000abcd"  # a run a dying worker wrote last, with the smallest id
+        (results / f"config_{stray}.json").write_text("{}")
+        service.adopt_unknown_runs()
+        assert list(service.kept) == [*ran, stray]
+        assert not (results / f"config_{left[1]}.json").exists()
+        assert all((results / f"config_{run_id}.json").exists() for run_id in [*ran, stray])
+
+
 def test_windows_paths_are_answered_and_served_back_as_the_real_service_names_them(tmp_path: Path) -> None:
     """--windows-paths: the answer's paths are the real service's (D:\\aspen\\resultfile\\...), and only
     those (either separator, any case) are served back; a bare name stays 404."""
