@@ -30,6 +30,7 @@ import asyncio
 import json
 import os
 import random
+import statistics
 import sys
 import textwrap
 import time
@@ -55,7 +56,8 @@ from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
 from aspen_rl.tasks import AspenTask, load_tasks
 from aspen_rl.tasks.datasets import load_split
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, run from anywhere
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules, run from anywhere
+from learning_compare import describe, paired_gain
 from learning_episodes import (
     SUCCESS_REWARD,
     grpo_step,
@@ -186,7 +188,8 @@ async def evaluate(
     model: Any, tokenizer: Any, eval_demos: list, eval_tasks: list, args: Any
 ) -> dict[str, Any]:
     """Held-out ladder (greedy) and full episodes, greedy (``--eval-repeats`` times, averaged; each
-    repeat's mean reward in ``episode_repeats``) and sampled at ``--eval-temperature``."""
+    repeat's mean reward in ``episode_repeats``, each task's in ``episode_tasks``, for
+    ``learning_compare.py``) and sampled at ``--eval-temperature``."""
     by_id = {t.task_id: t for t in eval_tasks}
     with spread_run_ids(EVAL_RUN_IDS):  # every evaluation sees the same stream of stamps (the hex is new)
         rungs = [await ladder(model, tokenizer, d, by_id[d["task_id"]]) for d in eval_demos[: args.n_ladder]]
@@ -214,6 +217,10 @@ async def evaluate(
         "ladder": mean_scores(rungs),
         "episode": mean_scores([score for repeat in repeats for score in repeat]),
         "episode_repeats": [mean_scores(repeat)["reward"] for repeat in repeats],
+        "episode_tasks": {
+            task.task_id: round(statistics.fmean(repeat[i]["reward"] for repeat in repeats), 4)
+            for i, task in enumerate(tasks)
+        },
         "sampled": mean_scores([e.score() for e in sampled]),
     }
 
@@ -355,11 +362,21 @@ def run_seed(
         }
         if lookup is not None:
             entry["lookup_accuracy"] = lookup_accuracy(holder[0], lookup.task)
+        # paired with the point this stage started from: GRPO's with the last point before GRPO, SFT's with
+        # the run's first (learning_compare.py pairs any two points later)
+        mine = [p for p in points if p["seed"] == seed]
+        before = [p for p in mine if p["phase"] != "grpo"] if phase == "grpo" else mine[:1]
+        base = (before or mine[:1] or [None])[-1]
+        versus = ""
+        if base is not None and "episode_tasks" in base and "episode_tasks" in result:
+            gain = paired_gain(base["episode_tasks"], result["episode_tasks"])
+            entry["paired_gain"] = {"vs": f"{base['phase']}:{base['x']:g}", **gain}
+            versus = f" | vs {base['phase']} {base['x']:g}: {describe(gain)}"
         points.append({**entry, **result})
         write()
         print(
             f"  seed {seed} {phase} {x:g} ({entry['elapsed_s']} s): loss {loss} | {_brief(result)}"
-            f" | copies {entry['copy_accuracy']}",
+            f" | copies {entry['copy_accuracy']}{versus}",
             flush=True,
         )
 

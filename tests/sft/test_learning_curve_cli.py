@@ -281,7 +281,8 @@ def test_the_draw_split_shares_held_out_components_and_never_a_near_duplicate() 
 
 async def test_eval_repeats_runs_the_greedy_episodes_again_and_averages_them() -> None:
     """--eval-repeats N: the held-out greedy episodes run N times through the real tools and mock; the
-    point's episode scores are the mean over all of them and each repeat's mean reward is kept."""
+    point's episode scores are the mean over all of them, and each repeat's and each task's mean reward are
+    kept."""
     import argparse
 
     from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
@@ -318,6 +319,9 @@ async def test_eval_repeats_runs_the_greedy_episodes_again_and_averages_them() -
     assert repeats[0] == repeats[2] == 0.0 < repeats[1]
     assert result["episode"]["reward"] == pytest.approx(repeats[1] / 3, abs=1e-3)
     assert result["episode"]["answered"] == pytest.approx(1 / 3, abs=1e-3)
+    per_task = result["episode_tasks"]  # each task's mean over the repeats, for paired comparisons
+    assert sorted(per_task) == sorted(task.task_id for task in tasks) and min(per_task.values()) > 0
+    assert sum(per_task.values()) / 2 == pytest.approx(result["episode"]["reward"], abs=1e-3)
 
 
 def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
@@ -362,3 +366,41 @@ def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
     assert drawn == [sorted(rng.sample(tasks, 2)), sorted(rng.sample(tasks, 2))]
     saved = json.loads((tmp_path / "saved" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).read_text())
     assert saved["steps"] == 2
+
+
+HELD_OUT = {f"heater-{i}": r for i, r in enumerate([0.11, 0.09, 0.12, 0.10, 0.13, 0.08, 0.11, 0.10])}
+
+
+def test_every_grpo_point_is_paired_with_the_point_grpo_started_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GRPO from a saved SFT model, evaluated after each of 2 steps: each GRPO point of the JSON carries its
+    gain over the SFT point, task by task (the evaluation here scores +0.01 a task per evaluation)."""
+    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
+
+    benchmark = _benchmark()
+    transcript = {"messages": [{"role": "user", "content": "heat it to 90 C"}]}
+    model, tokenizer = build_tiny_bpe_model(
+        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
+    )
+    model.save_pretrained(tmp_path / "models" / "seed1" / "sft")
+    tokenizer.save_pretrained(tmp_path / "models" / "seed1" / "sft")
+    _fake_grpo(benchmark, monkeypatch, [f"task{i}" for i in range(4)])
+    calls: list[int] = []
+
+    async def evaluate(*a: object) -> dict[str, object]:
+        calls.append(len(calls))
+        return {"episode_tasks": {t: round(r + 0.01 * len(calls), 4) for t, r in HELD_OUT.items()}}
+
+    monkeypatch.setattr(benchmark, "evaluate", evaluate)
+    monkeypatch.setattr(benchmark, "plot", lambda *a: None)
+    argv = ["--init-model", str(tmp_path / "models"), "--init-stage", "sft", "--seeds", "1", "--epochs", "0"]
+    argv += ["--grpo-steps", "2", "--grpo-eval-every", "1", "--grpo-tasks", "2", "--group", "2"]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--out", str(tmp_path / "lc")])
+    benchmark.main()
+    points = json.loads((tmp_path / "lc.json").read_text())["points"]
+    assert [(p["phase"], p["x"]) for p in points] == [("sft", 0), ("grpo", 1), ("grpo", 2)]
+    assert "paired_gain" not in points[0]
+    for step, point in enumerate(points[1:], start=1):
+        gain = point["paired_gain"]
+        assert gain["vs"] == "sft:0" and gain["mean"] == pytest.approx(0.01 * step) and gain["up"] == 8

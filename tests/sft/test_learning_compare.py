@@ -1,0 +1,88 @@
+"""Two held-out evaluation points compared task by task: the paired gain, its bootstrap interval and the CLI
+that finds the points in learning-curve JSON files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from _support.benchmarks import load_benchmark
+
+# Mean greedy rewards of 8 held-out heater tasks, as the SFT model of session 19 (seed 2) scored them.
+SFT = {f"heater-{i}": r for i, r in enumerate([0.11, 0.09, 0.12, 0.10, 0.13, 0.08, 0.11, 0.10])}
+
+
+def _compare() -> ModuleType:
+    return load_benchmark("learning_compare", register=False)
+
+
+def test_a_gain_every_task_shares_has_an_interval_above_zero() -> None:
+    gain = _compare().paired_gain(SFT, {t: r + 0.02 for t, r in SFT.items()})
+    assert gain["mean"] == pytest.approx(0.02) and gain["low"] == pytest.approx(0.02)
+    assert gain["high"] == pytest.approx(0.02)
+    assert (gain["n"], gain["up"], gain["down"], gain["level"]) == (8, 8, 0, 0)
+
+
+def test_a_mean_gain_from_two_tasks_is_not_shown() -> None:
+    """+0.06 on two tasks, level on the rest: the mean rises 0.015, but resampled tasks often miss both."""
+    after = dict(SFT, **{"heater-0": 0.17, "heater-1": 0.15})
+    gain = _compare().paired_gain(SFT, after)
+    assert gain["mean"] == pytest.approx(0.015)
+    assert gain["low"] == pytest.approx(0.0)  # (6/8)^8 = 10% of resamples miss both: 0 is in the interval
+    assert 0 < gain["mean"] < gain["high"]
+    assert (gain["up"], gain["down"], gain["level"]) == (2, 0, 6)
+
+
+def test_gains_that_cancel_have_an_interval_around_zero() -> None:
+    after = {t: r + (0.05 if i % 2 else -0.05) for i, (t, r) in enumerate(SFT.items())}
+    gain = _compare().paired_gain(SFT, after)
+    assert gain["mean"] == pytest.approx(0.0, abs=1e-9)
+    assert gain["low"] < 0 < gain["high"] and gain["up"] == gain["down"] == 4
+
+
+def test_only_the_tasks_both_points_scored_are_paired() -> None:
+    compare = _compare()
+    gain = compare.paired_gain(SFT, {"heater-0": 0.21, "other": 0.9})
+    assert (gain["n"], gain["mean"]) == (1, pytest.approx(0.1))
+    with pytest.raises(ValueError, match="share no held-out task"):
+        compare.paired_gain(SFT, {"other": 0.9})
+    with pytest.raises(ValueError, match="confidence"):
+        compare.paired_gain(SFT, SFT, confidence=1.0)
+
+
+def _curve(path: Path, *points: tuple[str, float, dict[str, float]]) -> Path:
+    rows = [
+        {"seed": 2, "phase": phase, "x": x, "episode": {"reward": sum(tasks.values()) / len(tasks)},
+         "episode_tasks": tasks}
+        for phase, x, tasks in points
+    ]  # fmt: skip
+    path.write_text(json.dumps({"meta": {}, "points": rows, "grpo_steps": []}))
+    return path
+
+
+def test_the_cli_pairs_points_of_two_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sft = _curve(tmp_path / "sft.json", ("init", 0, dict.fromkeys(SFT, 0.06)), ("sft", 3, SFT))
+    grpo = _curve(tmp_path / "grpo.json", ("grpo", 2, {t: r + 0.01 for t, r in SFT.items()}))
+    assert _compare().main([f"{sft}:sft:3", f"{grpo}:grpo:2"]) == 0
+    out = capsys.readouterr().out
+    assert "0.105 -> 0.115" in out and "+0.010" in out and "8 up, 0 down, 0 level of 8" in out
+
+
+def test_the_cli_refuses_a_point_that_is_not_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    compare = _compare()
+    sft = _curve(tmp_path / "sft.json", ("sft", 3, SFT))
+    assert compare.main([f"{sft}:grpo:2", f"{sft}:sft:3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "its points: sft:3 (seed 2)" in err
+    (tmp_path / "old.json").write_text(json.dumps({"points": [{"seed": 0, "phase": "sft", "x": 3}]}))
+    assert compare.main([f"{tmp_path / 'old.json'}:sft:3", f"{sft}:sft:3"]) == 2
+    assert "no per-task rewards" in capsys.readouterr().err
+    assert compare.main([f"{tmp_path / 'missing.json'}:sft:3", f"{sft}:sft:3"]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+    with pytest.raises(SystemExit) as bad:
+        compare.main([str(sft), f"{sft}:sft:3"])  # no PHASE:X
+    assert bad.value.code == 2
