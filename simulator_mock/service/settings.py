@@ -85,7 +85,8 @@ class Settings(BaseSettings):
         ge=1,
         description=(
             "Runs whose files stay in results_dir; past it the oldest run's files are deleted (runs are "
-            "ordered by when they ran; those an earlier service left, by when their config was written)."
+            "ordered by when they ran; those found on disk, left by an earlier service or by a worker that "
+            "died, by when their config was written)."
         ),
     )
     results_cache_size: int = Field(

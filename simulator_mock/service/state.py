@@ -11,6 +11,7 @@ import time
 from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
+from operator import itemgetter
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -175,7 +176,7 @@ class Service:
         except asyncio.CancelledError:
             log.info("client went away; run in slot %d cancelled", slot)
             raise
-        if outcome.run_id is not None:
+        if outcome.run_id is not None and outcome.run_id not in self.kept:  # adopted meanwhile: counted
             self.kept.append(outcome.run_id)
             self.prune()
         if outcome.run_id is not None and outcome.results is not None and self.settings.results_cache_size:
@@ -191,7 +192,8 @@ class Service:
 
         Runs are placed by age, the time their config file was written (then by id), not by id alone: a
         run's id carries the time an id source stamped, which need not be when it ran (ids drawn from a
-        seed, spread over years). The runs already known keep the order they ran in.
+        seed, spread over years). The runs already known keep the order they ran in, and come first among
+        runs of the same time. A run adopted while in flight is not counted again when it ends.
         """
         known = set(self.kept)
         unknown: list[tuple[float, str]] = []
@@ -201,7 +203,8 @@ class Service:
                 with suppress(OSError):  # deleted meanwhile: nothing to count
                     unknown.append((path.stat().st_mtime, stem))
         if unknown:
-            self.kept = deque(run_id for _, run_id in heapq.merge(self._aged_known(), sorted(unknown)))
+            merged = heapq.merge(self._aged_known(), sorted(unknown), key=itemgetter(0))
+            self.kept = deque(run_id for _, run_id in merged)
             self.prune()
 
     def _aged_known(self) -> list[tuple[float, str]]:

@@ -914,10 +914,36 @@ def test_the_oldest_run_goes_first_when_ids_are_not_in_time_order(tmp_path: Path
         assert not any(results.glob(f"*{left[0]}*")) and (results / f"config_{left[1]}.json").exists()
         stray = "20200101_000000_00000000abcd"  # a run a dying worker wrote last, with the smallest id
         (results / f"config_{stray}.json").write_text("{}")
+        latest = max((results / f"config_{run_id}.json").stat().st_mtime for run_id in ran)
+        os.utime(results / f"config_{stray}.json", (latest + 1, latest + 1))
         service.adopt_unknown_runs()
         assert list(service.kept) == [*ran, stray]
         assert not (results / f"config_{left[1]}.json").exists()
         assert all((results / f"config_{run_id}.json").exists() for run_id in [*ran, stray])
+
+
+def test_a_run_counted_while_in_flight_is_not_counted_again_when_it_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker's death makes the service count the folder's runs, those still computing too (their config is
+    written when they start); counted twice, a run would let another run's files go early."""
+    import simulator_mock.service.state as state
+
+    real = state.run_cancellable
+    services: list[Any] = []
+
+    def recounted(*args: Any) -> Any:
+        outcome = real(*args)  # files written, the answer not yet back in the service
+        services[0].adopt_unknown_runs()
+        return outcome
+
+    monkeypatch.setattr(state, "run_cancellable", recounted)
+    with in_process_client(tmp_path, max_runs_kept=2) as client:
+        services.append(client.app.state.service)
+        first = run(client, examples.heater())["run_id"]
+        second = run(client, examples.heater())["run_id"]
+        assert list(services[0].kept) == [first, second]
+        assert (tmp_path / f"config_{first}.json").exists()
 
 
 def test_windows_paths_are_answered_and_served_back_as_the_real_service_names_them(tmp_path: Path) -> None:
