@@ -6,15 +6,16 @@ the mean gain, a bootstrap interval (the tasks drawn again with replacement) and
 down or stayed level. Pairing takes out what the tasks share (some are harder for every model); the ranges
 of the repeats' means do not, and they understated the spread between two evaluations of one model
 (session 19: 0.121 and 0.116, 0.120-0.124 and 0.090-0.128). With 8 tasks the interval is wide: a gain
-whose interval holds 0 is not shown.
+whose interval holds 0 is not demonstrated.
 
-    python benchmarks/learning_compare.py SFT.json:sft:3 GRPO.json:grpo:2 [--seed N]
+    python benchmarks/learning_compare.py SFT.json:sft:3 GRPO.json:grpo:2[:SEED] [--seed N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,16 +38,17 @@ def paired_gain(
         draws: Bootstrap resamples of the tasks (seeded: the same inputs give the same interval).
 
     Returns:
-        ``mean``, ``low``, ``high`` (4 decimals) and the counts ``n``, ``up``, ``down``, ``level``.
+        ``mean``, ``low``, ``high`` (4 decimals), ``confidence`` and the counts ``n``, ``up``, ``down``,
+        ``level``.
 
     Raises:
-        ValueError: The points share no task, or ``confidence`` is not in (0, 1).
+        ValueError: The points share fewer than 2 tasks (no interval), or ``confidence`` is not in (0, 1).
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, not {confidence}")
     shared = sorted(before.keys() & after.keys())
-    if not shared:
-        raise ValueError("the two points share no held-out task: they cannot be compared")
+    if len(shared) < 2:
+        raise ValueError(f"the two points share {len(shared)} held-out task(s): too few to compare")
     gains = np.array([after[t] - before[t] for t in shared])
     picks = np.random.default_rng(0).integers(0, len(gains), size=(draws, len(gains)))
     means = gains[picks].mean(axis=1)
@@ -55,6 +57,7 @@ def paired_gain(
         "mean": round(float(gains.mean()), 4),
         "low": round(float(np.quantile(means, tail)), 4),
         "high": round(float(np.quantile(means, 1 - tail)), 4),
+        "confidence": confidence,
         "n": len(shared),
         "up": int((gains > LEVEL).sum()),
         "down": int((gains < -LEVEL).sum()),
@@ -63,55 +66,97 @@ def paired_gain(
 
 
 def describe(gain: dict[str, float]) -> str:
-    """One line: the gain, its 90% interval and the tasks' directions."""
+    """One line: the gain, its interval and the tasks' directions."""
     return (
-        f"{gain['mean']:+.3f} (90% {gain['low']:+.3f} to {gain['high']:+.3f}; "
+        f"{gain['mean']:+.3f} ({gain['confidence']:.0%} {gain['low']:+.3f} to {gain['high']:+.3f}; "
         f"{gain['up']} up, {gain['down']} down, {gain['level']} level of {gain['n']})"
     )
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def find_point(path: Path, phase: str, x: float, seed: int | None) -> dict[str, Any]:
-    """The point ``phase``/``x`` (of ``seed``) of a learning-curve JSON; ValueError naming what is there."""
+    """The point ``phase``/``x`` (of ``seed``) of a learning-curve JSON, with its per-task rewards.
+
+    Raises:
+        ValueError: The file is not a learning-curve JSON, holds no such point or several (seeds), or the
+            point has no per-task rewards; the message lists the points there are.
+    """
     data = json.loads(path.read_text(encoding="utf-8"))
     points = data.get("points") if isinstance(data, dict) else None
-    if not isinstance(points, list):
-        raise ValueError(f"{path} is not a learning-curve JSON (no list of points)")
-    found = [p for p in points if p["phase"] == phase and p["x"] == x and (seed is None or p["seed"] == seed)]
-    there = ", ".join(f"{p['phase']}:{p['x']:g} (seed {p['seed']})" for p in points) or "none"
+    if not isinstance(points, list) or not all(
+        isinstance(p, dict) and isinstance(p.get("phase"), str) and _is_number(p.get("x")) for p in points
+    ):
+        raise ValueError(f"{path} is not a learning-curve JSON (a list of points with a phase and an x)")
+    found = [
+        p
+        for p in points
+        if p["phase"] == phase
+        and math.isclose(p["x"], x, rel_tol=1e-9, abs_tol=1e-9)
+        and (seed is None or p.get("seed") == seed)
+    ]
+    there = ", ".join(f"{p['phase']}:{p['x']:g} (seed {p.get('seed')})" for p in points) or "none"
     if len(found) != 1:
-        why = "no point" if not found else f"{len(found)} points (give --seed)"
+        why = "no point" if not found else f"{len(found)} points (name the seed)"
         of_seed = f" of seed {seed}" if seed is not None else ""
         raise ValueError(f"{path} has {why} {phase}:{x:g}{of_seed}; its points: {there}")
-    if "episode_tasks" not in found[0]:
+    tasks = found[0].get("episode_tasks")
+    if tasks is None:
         raise ValueError(f"{path} {phase}:{x:g} has no per-task rewards (measured before they were kept)")
+    if not isinstance(tasks, dict) or not all(_is_number(r) for r in tasks.values()):
+        raise ValueError(f"{path} {phase}:{x:g}: episode_tasks is not a map of task ids to rewards")
     return found[0]
 
 
-def _spec(text: str) -> tuple[Path, str, float]:
-    path, sep, rest = text.rpartition(":")
-    path, sep2, phase = path.rpartition(":")
-    if not (sep and sep2 and path and phase):
-        raise argparse.ArgumentTypeError(f"expected FILE.json:PHASE:X (as sft:3 or grpo:2), not {text!r}")
+Spec = tuple[Path, str, float, int | None]
+
+
+def _spec(text: str) -> Spec:
+    """``FILE:PHASE:X`` or ``FILE:PHASE:X:SEED``."""
+    parts = text.rsplit(":", 3)
+    seed: int | None = None
+    if len(parts) == 4 and parts[3].isdigit() and not parts[2].isalpha():
+        seed = int(parts.pop())
+    path, _, rest = ":".join(parts).rpartition(":")
+    path, _, phase = path.rpartition(":")
+    if not (path and phase and rest):
+        raise argparse.ArgumentTypeError(
+            f"expected FILE.json:PHASE:X[:SEED] (as sft:3 or grpo:2), not {text!r}"
+        )
     try:
-        return Path(path), phase, float(rest)
+        return Path(path), phase, float(rest), seed
     except ValueError:
         raise argparse.ArgumentTypeError(f"X must be a number in {text!r}") from None
 
 
+def _reward(point: dict[str, Any]) -> str:
+    episode = point.get("episode")
+    reward = episode.get("reward") if isinstance(episode, dict) else None
+    return f"{reward:.3f}" if _is_number(reward) else "?"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("before", type=_spec, help="FILE.json:PHASE:X of the earlier point (as sft:3)")
-    parser.add_argument("after", type=_spec, help="FILE.json:PHASE:X of the later point (as grpo:2)")
-    parser.add_argument("--seed", type=int, help="the seed's points, where a file holds several seeds")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("before", type=_spec, help="FILE.json:PHASE:X[:SEED] of the earlier point (as sft:3)")
+    parser.add_argument("after", type=_spec, help="FILE.json:PHASE:X[:SEED] of the later point (as grpo:2)")
+    parser.add_argument(
+        "--seed", type=int, help="the seed of a point that names none, where a file holds several"
+    )
     args = parser.parse_args(argv)
     try:
-        before, after = (find_point(*spec, args.seed) for spec in (args.before, args.after))
+        before, after = (
+            find_point(path, phase, x, args.seed if seed is None else seed)
+            for path, phase, x, seed in (args.before, args.after)
+        )
         gain = paired_gain(before["episode_tasks"], after["episode_tasks"])
     except (OSError, ValueError) as exc:  # JSONDecodeError is a ValueError
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"greedy held-out reward {before['episode']['reward']:.3f} -> {after['episode']['reward']:.3f}")
-    print(f"paired gain {describe(gain)}")
+    counts = f"{len(before['episode_tasks'])} and {len(after['episode_tasks'])}"
+    print(f"greedy held-out reward {_reward(before)} -> {_reward(after)}")
+    print(f"paired gain over {gain['n']} tasks (of {counts}): {describe(gain)}")
     return 0
 
 

@@ -368,8 +368,8 @@ def run_seed(
         before = [p for p in mine if p["phase"] != "grpo"] if phase == "grpo" else mine[:1]
         base = (before or mine[:1] or [None])[-1]
         versus = ""
-        if base is not None and "episode_tasks" in base and "episode_tasks" in result:
-            gain = paired_gain(base["episode_tasks"], result["episode_tasks"])
+        if base is not None and len(base.get("episode_tasks", ())) > 1 and "episode_tasks" in result:
+            gain = paired_gain(base["episode_tasks"], result["episode_tasks"])  # the same held-out tasks
             entry["paired_gain"] = {"vs": f"{base['phase']}:{base['x']:g}", **gain}
             versus = f" | vs {base['phase']} {base['x']:g}: {describe(gain)}"
         points.append({**entry, **result})

@@ -44,17 +44,17 @@ def test_gains_that_cancel_have_an_interval_around_zero() -> None:
 
 def test_only_the_tasks_both_points_scored_are_paired() -> None:
     compare = _compare()
-    gain = compare.paired_gain(SFT, {"heater-0": 0.21, "other": 0.9})
-    assert (gain["n"], gain["mean"]) == (1, pytest.approx(0.1))
-    with pytest.raises(ValueError, match="share no held-out task"):
-        compare.paired_gain(SFT, {"other": 0.9})
+    gain = compare.paired_gain(SFT, {"heater-0": 0.21, "heater-1": 0.19, "other": 0.9})
+    assert (gain["n"], gain["mean"], gain["confidence"]) == (2, pytest.approx(0.1), 0.9)
+    with pytest.raises(ValueError, match="1 held-out task"):  # one pair has no interval
+        compare.paired_gain(SFT, {"heater-0": 0.21, "other": 0.9})
     with pytest.raises(ValueError, match="confidence"):
         compare.paired_gain(SFT, SFT, confidence=1.0)
 
 
-def _curve(path: Path, *points: tuple[str, float, dict[str, float]]) -> Path:
+def _curve(path: Path, *points: tuple[str, float, dict[str, float]], seed: int = 2) -> Path:
     rows = [
-        {"seed": 2, "phase": phase, "x": x, "episode": {"reward": sum(tasks.values()) / len(tasks)},
+        {"seed": seed, "phase": phase, "x": x, "episode": {"reward": sum(tasks.values()) / len(tasks)},
          "episode_tasks": tasks}
         for phase, x, tasks in points
     ]  # fmt: skip
@@ -67,22 +67,64 @@ def test_the_cli_pairs_points_of_two_files(tmp_path: Path, capsys: pytest.Captur
     grpo = _curve(tmp_path / "grpo.json", ("grpo", 2, {t: r + 0.01 for t, r in SFT.items()}))
     assert _compare().main([f"{sft}:sft:3", f"{grpo}:grpo:2"]) == 0
     out = capsys.readouterr().out
-    assert "0.105 -> 0.115" in out and "+0.010" in out and "8 up, 0 down, 0 level of 8" in out
+    assert "0.105 -> 0.115" in out and "over 8 tasks (of 8 and 8)" in out
+    assert "+0.010 (90% +0.010 to +0.010; 8 up, 0 down, 0 level of 8)" in out
 
 
-def test_the_cli_refuses_a_point_that_is_not_there(
+def test_a_point_is_found_by_its_seed_and_by_an_x_written_short(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two seeds in one file: a point names its seed (FILE:PHASE:X:SEED, or --seed for both); an x stored
+    as 0.6000000000000001 (--eval-every 0.2, three times) is found as 0.6."""
+    compare = _compare()
+    both = tmp_path / "both.json"
+    rows = [
+        {"seed": seed, "phase": "sft", "x": 0.2 + 0.2 + 0.2, "episode": {"reward": 0.1},
+         "episode_tasks": {t: r + 0.01 * seed for t, r in SFT.items()}}
+        for seed in (0, 1)
+    ]  # fmt: skip
+    both.write_text(json.dumps({"points": rows}))
+    assert compare.main([f"{both}:sft:0.6:0", f"{both}:sft:0.6:1"]) == 0
+    assert "+0.010" in capsys.readouterr().out
+    assert compare.main([f"{both}:sft:0.6", f"{both}:sft:0.6"]) == 2  # which seed?
+    assert "2 points (name the seed)" in capsys.readouterr().err
+    assert compare.main([f"{both}:sft:0.6", f"{both}:sft:0.6:0", "--seed", "1"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("{not json", "error: "),
+        ('{"points": [1]}', "not a learning-curve JSON"),
+        ('{"points": [{"phase": "sft"}]}', "not a learning-curve JSON"),
+        ('{"points": [{"seed": 0, "phase": "sft", "x": 3, "episode_tasks": [0.1, 0.2]}]}', "not a map"),
+        ('{"points": [{"seed": 0, "phase": "sft", "x": 3, "episode_tasks": {"a": null}}]}', "not a map"),
+        ('{"points": [{"seed": 0, "phase": "sft", "x": 3}]}', "no per-task rewards"),
+        (
+            '{"points": [{"seed": 0, "phase": "sft", "x": 2, "episode_tasks": {}}]}',
+            "its points: sft:2 (seed 0)",
+        ),
+    ],
+)
+def test_the_cli_refuses_what_it_cannot_pair_with_an_error_line(
+    text: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    good = _curve(tmp_path / "sft.json", ("sft", 3, SFT))
+    assert _compare().main([f"{bad}:sft:3", f"{good}:sft:3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and says in err
+
+
+def test_the_cli_refuses_a_missing_file_or_a_spec_without_a_point(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     compare = _compare()
     sft = _curve(tmp_path / "sft.json", ("sft", 3, SFT))
-    assert compare.main([f"{sft}:grpo:2", f"{sft}:sft:3"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and "its points: sft:3 (seed 2)" in err
-    (tmp_path / "old.json").write_text(json.dumps({"points": [{"seed": 0, "phase": "sft", "x": 3}]}))
-    assert compare.main([f"{tmp_path / 'old.json'}:sft:3", f"{sft}:sft:3"]) == 2
-    assert "no per-task rewards" in capsys.readouterr().err
     assert compare.main([f"{tmp_path / 'missing.json'}:sft:3", f"{sft}:sft:3"]) == 2
     assert capsys.readouterr().err.startswith("error: ")
-    with pytest.raises(SystemExit) as bad:
-        compare.main([str(sft), f"{sft}:sft:3"])  # no PHASE:X
-    assert bad.value.code == 2
+    for spec in (str(sft), f"{sft}:sft:three"):
+        with pytest.raises(SystemExit) as bad:
+            compare.main([spec, f"{sft}:sft:3"])
+        assert bad.value.code == 2

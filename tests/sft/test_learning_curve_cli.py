@@ -371,11 +371,12 @@ def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
 HELD_OUT = {f"heater-{i}": r for i, r in enumerate([0.11, 0.09, 0.12, 0.10, 0.13, 0.08, 0.11, 0.10])}
 
 
-def test_every_grpo_point_is_paired_with_the_point_grpo_started_from(
+def test_each_point_is_paired_with_the_point_its_stage_started_from(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """GRPO from a saved SFT model, evaluated after each of 2 steps: each GRPO point of the JSON carries its
-    gain over the SFT point, task by task (the evaluation here scores +0.01 a task per evaluation)."""
+    """From a saved SFT model, 2 more SFT epochs (a point each), then 2 GRPO steps (a point each): the SFT
+    points carry their gain over the run's first point, the GRPO points theirs over the last SFT point, task
+    by task (the evaluation here scores +0.01 a task at each evaluation; SFT trains nothing)."""
     from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
 
     benchmark = _benchmark()
@@ -394,13 +395,23 @@ def test_every_grpo_point_is_paired_with_the_point_grpo_started_from(
 
     monkeypatch.setattr(benchmark, "evaluate", evaluate)
     monkeypatch.setattr(benchmark, "plot", lambda *a: None)
-    argv = ["--init-model", str(tmp_path / "models"), "--init-stage", "sft", "--seeds", "1", "--epochs", "0"]
+    monkeypatch.setattr(benchmark, "transcript_rows", lambda *a, **k: [])
+    monkeypatch.setattr(benchmark.SFTTrainer, "train", lambda self, rows: [{"loss": 0.5}])
+    argv = ["--init-model", str(tmp_path / "models"), "--init-stage", "sft", "--seeds", "1"]
+    argv += ["--epochs", "2", "--eval-every", "1", "--copy-rehearse-every", "0"]
     argv += ["--grpo-steps", "2", "--grpo-eval-every", "1", "--grpo-tasks", "2", "--group", "2"]
     monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--out", str(tmp_path / "lc")])
     benchmark.main()
     points = json.loads((tmp_path / "lc.json").read_text())["points"]
-    assert [(p["phase"], p["x"]) for p in points] == [("sft", 0), ("grpo", 1), ("grpo", 2)]
+    assert [(p["phase"], p["x"]) for p in points] == [
+        ("sft", 0),
+        ("sft", 1),
+        ("sft", 2),
+        ("grpo", 1),
+        ("grpo", 2),
+    ]
     assert "paired_gain" not in points[0]
-    for step, point in enumerate(points[1:], start=1):
+    expected = [("sft:0", 0.01), ("sft:0", 0.02), ("sft:2", 0.01), ("sft:2", 0.02)]
+    for point, (versus, mean) in zip(points[1:], expected, strict=True):
         gain = point["paired_gain"]
-        assert gain["vs"] == "sft:0" and gain["mean"] == pytest.approx(0.01 * step) and gain["up"] == 8
+        assert gain["vs"] == versus and gain["mean"] == pytest.approx(mean) and gain["up"] == 8
