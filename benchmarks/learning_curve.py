@@ -462,7 +462,7 @@ def run_seed(
         save("sft")
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.grpo_lr, weight_decay=0.0)
     rng = random.Random(seed)
-    for _ in range(done):  # the draws the saved model's steps took
+    for _ in range(done if args.grpo_steps else 0):  # the draws the saved model's steps took
         rng.sample(train_tasks, args.grpo_tasks)
     last = done + args.grpo_steps
     for step in range(done + 1, last + 1):
@@ -865,7 +865,10 @@ def main() -> None:
         started = time.monotonic()
         keep = in_stated_units if args.stated_units else None
         eval_tasks = pick(GENERATED / "eval.jsonl", families, args.n_eval, 0, keep)
-        if args.generate_train:
+        if args.init_model is not None and args.epochs == 0 and args.grpo_steps == 0:
+            print("a saved model evaluated only (--epochs 0 --grpo-steps 0): no train task drawn", flush=True)
+            train_tasks = []
+        elif args.generate_train:
             train_tasks = asyncio.run(
                 generated(families, args.generate_train, args.data_seed, eval_tasks, keep, args.split)
             )
@@ -875,7 +878,7 @@ def main() -> None:
             rng = random.Random(args.data_seed)
             train_tasks = [renamed(t, rng) if rng.random() < args.rename else t for t in train_tasks]
         drill_tasks = []
-        if args.drills:
+        if args.drills and train_tasks:
             drill_tasks = asyncio.run(
                 generated(families, args.drills, args.data_seed + 1, eval_tasks, keep, args.split)
             )

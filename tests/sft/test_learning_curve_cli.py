@@ -415,3 +415,37 @@ def test_each_point_is_paired_with_the_point_its_stage_started_from(
     for point, (versus, mean) in zip(points[1:], expected, strict=True):
         gain = point["paired_gain"]
         assert gain["vs"] == versus and gain["mean"] == pytest.approx(mean) and gain["up"] == 8
+
+
+def test_a_saved_model_is_evaluated_without_drawing_train_tasks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--epochs 0 --grpo-steps 0 from a saved GRPO model (3 steps taken): only the held-out tasks are drawn
+    (no train or drill generation, which took most of a re-evaluation's time), and the one point is the
+    saved model's, numbered by its steps."""
+    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
+
+    benchmark = _benchmark()
+    transcript = {"messages": [{"role": "user", "content": "heat it to 90 C"}]}
+    model, tokenizer = build_tiny_bpe_model(
+        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
+    )
+    model.save_pretrained(tmp_path / "models" / "seed1" / "grpo")
+    tokenizer.save_pretrained(tmp_path / "models" / "seed1" / "grpo")
+    (tmp_path / "models" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).write_text('{"steps": 3}')
+    _fake_grpo(benchmark, monkeypatch, [f"task{i}" for i in range(4)])
+    picked: list[str] = []
+    monkeypatch.setattr(benchmark, "pick", lambda path, *a, **k: picked.append(Path(path).name) or ["task0"])
+
+    async def no_generation(*a: object, **k: object) -> list[object]:
+        raise AssertionError("no train or drill task is generated for an evaluation")
+
+    monkeypatch.setattr(benchmark, "generated", no_generation)
+    monkeypatch.setattr(benchmark, "plot", lambda *a: None)
+    argv = ["--init-model", str(tmp_path / "models"), "--init-stage", "grpo", "--seeds", "1", "--epochs", "0"]
+    argv += ["--grpo-steps", "0", "--generate-train", "400", "--drills", "1000", "--grpo-tasks", "4"]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--out", str(tmp_path / "lc")])
+    benchmark.main()
+    assert picked == ["eval.jsonl"]
+    points = json.loads((tmp_path / "lc.json").read_text())["points"]
+    assert [(p["phase"], p["x"]) for p in points] == [("grpo", 3)]
