@@ -50,6 +50,18 @@ def _fake_grpo(benchmark: ModuleType, monkeypatch: pytest.MonkeyPatch, tasks: li
     return drawn
 
 
+def _save_tiny_model(folder: Path) -> None:
+    """A 1-layer Qwen2 and its BPE tokenizer saved in ``folder``, as ``--save-model`` leaves them."""
+    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
+
+    transcript = {"messages": [{"role": "user", "content": "heat it to 90 C"}]}
+    model, tokenizer = build_tiny_bpe_model(
+        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
+    )
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+
+
 @pytest.mark.parametrize(
     ("flags", "named"),
     [
@@ -148,16 +160,8 @@ def test_init_stage_starts_from_the_saved_model(
 ) -> None:
     """--init-model DIR --init-stage STAGE loads DIR/seedN/STAGE; its first point is labelled STAGE, not
     init (grpo: a saved GRPO model evaluated again, e.g. with more --eval-repeats)."""
-    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
-
     benchmark = _benchmark()
-    transcript = {"messages": [{"role": "user", "content": "heat it to 90 C"}]}
-    model, tokenizer = build_tiny_bpe_model(
-        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
-    )
-    where = tmp_path / "models" / "seed3" / stage
-    model.save_pretrained(where)
-    tokenizer.save_pretrained(where)
+    _save_tiny_model(tmp_path / "models" / "seed3" / stage)
     phases: list[str] = []
 
     async def no_demos(tasks: list[object]) -> list[object]:
@@ -186,16 +190,9 @@ def test_grpo_from_a_saved_grpo_model_continues_the_uninterrupted_runs_steps(
     5-step run draws at its steps 4 and 5 (not its steps 1 and 2 again), the points and steps are numbered
     on, and the saved GRPO model records 5 steps."""
 
-    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
-
     benchmark = _benchmark()
-    transcript = {"messages": [{"role": "user", "content": "heat it to 90 C"}]}
-    model, tokenizer = build_tiny_bpe_model(
-        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
-    )
     for stage in ("sft", "grpo"):
-        model.save_pretrained(tmp_path / "models" / "seed1" / stage)
-        tokenizer.save_pretrained(tmp_path / "models" / "seed1" / stage)
+        _save_tiny_model(tmp_path / "models" / "seed1" / stage)
     (tmp_path / "models" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).write_text('{"steps": 3}')
     drawn = _fake_grpo(benchmark, monkeypatch, [f"task{i}" for i in range(9)])
     xs: list[tuple[object, object]] = []
@@ -330,15 +327,8 @@ def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
     """SFT in two stages (--epochs 2 --eval-every 1), then 2 GRPO steps: the steps are 1 and 2, they draw
     the first two draws of the seed's task stream, and the saved GRPO model records 2 steps, however many
     SFT updates ran (a run once took the SFT update count for the GRPO steps done: steps 21 and 22)."""
-    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
-
     benchmark = _benchmark()
-    transcript = {"messages": [{"role": "user", "content": "heat it to 90 C"}]}
-    model, tokenizer = build_tiny_bpe_model(
-        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
-    )
-    model.save_pretrained(tmp_path / "models" / "seed1" / "sft")
-    tokenizer.save_pretrained(tmp_path / "models" / "seed1" / "sft")
+    _save_tiny_model(tmp_path / "models" / "seed1" / "sft")
     steps: list[object] = []
 
     class Trainer:  # 20 updates a stage, as an SFT stage on a few hundred rows takes
@@ -377,15 +367,8 @@ def test_each_point_is_paired_with_the_point_its_stage_started_from(
     """From a saved SFT model, 2 more SFT epochs (a point each), then 2 GRPO steps (a point each): the SFT
     points carry their gain over the run's first point, the GRPO points theirs over the last SFT point, task
     by task (the evaluation here scores +0.01 a task at each evaluation; SFT trains nothing)."""
-    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
-
     benchmark = _benchmark()
-    transcript = {"messages": [{"role": "user", "content": "heat it to 90 C"}]}
-    model, tokenizer = build_tiny_bpe_model(
-        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
-    )
-    model.save_pretrained(tmp_path / "models" / "seed1" / "sft")
-    tokenizer.save_pretrained(tmp_path / "models" / "seed1" / "sft")
+    _save_tiny_model(tmp_path / "models" / "seed1" / "sft")
     _fake_grpo(benchmark, monkeypatch, [f"task{i}" for i in range(4)])
     calls: list[int] = []
 
@@ -423,15 +406,8 @@ def test_a_saved_model_is_evaluated_without_drawing_train_tasks(
     """--epochs 0 --grpo-steps 0 from a saved GRPO model (3 steps taken): only the held-out tasks are drawn
     (no train or drill generation, which took most of a re-evaluation's time), and the one point is the
     saved model's, numbered by its steps."""
-    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
-
     benchmark = _benchmark()
-    transcript = {"messages": [{"role": "user", "content": "heat it to 90 C"}]}
-    model, tokenizer = build_tiny_bpe_model(
-        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
-    )
-    model.save_pretrained(tmp_path / "models" / "seed1" / "grpo")
-    tokenizer.save_pretrained(tmp_path / "models" / "seed1" / "grpo")
+    _save_tiny_model(tmp_path / "models" / "seed1" / "grpo")
     (tmp_path / "models" / "seed1" / "grpo" / benchmark.GRPO_STEPS_FILE).write_text('{"steps": 3}')
     _fake_grpo(benchmark, monkeypatch, [f"task{i}" for i in range(4)])
     picked: list[str] = []
