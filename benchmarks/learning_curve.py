@@ -66,6 +66,7 @@ from learning_episodes import (
     mean_scores,
     run_episodes,
 )
+from learning_setup import SetupFileError, check_writable, load_setup, save_setup, setup_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "data" / "generated"
@@ -811,6 +812,18 @@ def main() -> None:
         help="with --init-stage grpo: the GRPO steps the saved model already took (default: its folder's "
         f"{GRPO_STEPS_FILE}, else 0); --grpo-steps more continue their numbering and train-task draws",
     )
+    parser.add_argument(
+        "--setup-cache",
+        type=Path,
+        help="read the train tasks and the train and drill demonstrations from this file (xz JSON) if it"
+        " exists, made with the same set-up flags (else refused, naming them); else make them and write it."
+        " GRPO episodes then draw other run stamps than an uncached run's (the set-up's runs drew none)",
+    )
+    parser.add_argument(
+        "--setup-only",
+        action="store_true",
+        help="make the --setup-cache file and stop (where CPU time is cheap, to carry it to a GPU call)",
+    )
     parser.add_argument("--config", type=Path, help="YAML of these flags (names with _), as defaults")
     parser.add_argument("--smoke", action="store_true", help="a few tasks, steps and tokens: the plumbing")
     args = parser.parse_args()
@@ -842,6 +855,14 @@ def main() -> None:
         raise SystemExit(
             f"error: --grpo-steps-done {args.grpo_steps_done} needs --init-stage grpo and must be >= 0"
         )
+    evaluation_only = args.init_model is not None and args.epochs == 0 and args.grpo_steps == 0
+    if args.setup_only and args.setup_cache is None:
+        raise SystemExit("error: --setup-only writes the --setup-cache file: name one")
+    if args.setup_cache is not None and evaluation_only:
+        raise SystemExit(
+            "error: --setup-cache: a saved model evaluated only (--epochs 0 --grpo-steps 0) uses no train"
+            " task; leave --setup-cache out"
+        )
     if args.init_model is not None:
         folders = [args.init_model / f"seed{int(s)}" / args.init_stage for s in args.seeds.split(",")]
         missing = [str(f) for f in folders if not (f / "config.json").is_file()]
@@ -865,28 +886,48 @@ def main() -> None:
         started = time.monotonic()
         keep = in_stated_units if args.stated_units else None
         eval_tasks = pick(GENERATED / "eval.jsonl", families, args.n_eval, 0, keep)
-        if args.init_model is not None and args.epochs == 0 and args.grpo_steps == 0:
-            print("a saved model evaluated only (--epochs 0 --grpo-steps 0): no train task drawn", flush=True)
-            train_tasks = []
-        elif args.generate_train:
-            train_tasks = asyncio.run(
-                generated(families, args.generate_train, args.data_seed, eval_tasks, keep, args.split)
-            )
+        if args.setup_cache is not None and args.setup_cache.is_file():
+            try:
+                train_tasks, demos, drill_demos = load_setup(args.setup_cache, setup_settings(args))
+            except SetupFileError as exc:
+                raise SystemExit(f"error: --setup-cache {exc}") from exc
+            print(f"set-up read from {args.setup_cache}", flush=True)
         else:
-            train_tasks = pick(GENERATED / "train.jsonl", families, args.n_train, 0, keep)
-        if args.rename:
-            rng = random.Random(args.data_seed)
-            train_tasks = [renamed(t, rng) if rng.random() < args.rename else t for t in train_tasks]
-        drill_tasks = []
-        if args.drills and train_tasks:
-            drill_tasks = asyncio.run(
-                generated(families, args.drills, args.data_seed + 1, eval_tasks, keep, args.split)
-            )
+            if args.setup_cache is not None:
+                try:
+                    check_writable(args.setup_cache)
+                except SetupFileError as exc:
+                    raise SystemExit(f"error: --setup-cache {exc}") from exc
+            if evaluation_only:
+                only = "a saved model evaluated only (--epochs 0 --grpo-steps 0): no train task drawn"
+                print(only, flush=True)
+                train_tasks = []
+            elif args.generate_train:
+                train_tasks = asyncio.run(
+                    generated(families, args.generate_train, args.data_seed, eval_tasks, keep, args.split)
+                )
+            else:
+                train_tasks = pick(GENERATED / "train.jsonl", families, args.n_train, 0, keep)
+            if args.rename:
+                rng = random.Random(args.data_seed)
+                train_tasks = [renamed(t, rng) if rng.random() < args.rename else t for t in train_tasks]
+            drill_tasks = []
+            if args.drills and train_tasks:
+                drill_tasks = asyncio.run(
+                    generated(families, args.drills, args.data_seed + 1, eval_tasks, keep, args.split)
+                )
+            demos = asyncio.run(demonstrations(train_tasks))
+            drill_demos = asyncio.run(demonstrations(drill_tasks))
+            if args.setup_cache is not None:
+                save_setup(args.setup_cache, setup_settings(args), train_tasks, demos, drill_demos)
+                print(f"set-up written to {args.setup_cache}", flush=True)
         counts = f"{len(train_tasks)} train / {len(eval_tasks)} held-out tasks"
-        print(f"{counts} of {families}, {len(drill_tasks)} drills", flush=True)
-        demos = asyncio.run(demonstrations(train_tasks))
+        print(f"{counts} of {families}, {len(drill_demos)} drills", flush=True)
+        if args.setup_only:
+            print(f"--setup-only: stopping after the set-up ({time.monotonic() - started:.0f} s)", flush=True)
+            return
         cut = DRILLS[args.drill_kind]
-        drills = [d for d in map(cut, asyncio.run(demonstrations(drill_tasks))) if d is not None]
+        drills = [d for d in map(cut, drill_demos) if d is not None]
         with spread_run_ids(EVAL_RUN_IDS):  # the ladder's contexts: the same whatever was recorded before
             eval_demos = asyncio.run(demonstrations(eval_tasks))
         points: list[dict[str, Any]] = []

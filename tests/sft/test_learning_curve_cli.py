@@ -8,6 +8,7 @@ import random
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from _support.benchmarks import load_benchmark
@@ -425,3 +426,76 @@ def test_a_saved_model_is_evaluated_without_drawing_train_tasks(
     assert picked == ["eval.jsonl"]
     points = json.loads((tmp_path / "lc.json").read_text())["points"]
     assert [(p["phase"], p["x"]) for p in points] == [("grpo", 3)]
+
+
+def test_a_set_up_written_once_is_read_back_the_same_and_refused_under_other_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--setup-cache: the first run generates and records the set-up (real generator, real mock) and writes
+    it; the second generates nothing and trains on the same tasks, demonstrations and drills; a run with
+    another drill count is refused with an error line naming the flag before it draws or trains."""
+    benchmark = _benchmark()
+    cache = tmp_path / "setup.json.xz"
+    seen: list[tuple[list[str], str, str]] = []
+
+    def capture(seed: int, demos: list[Any], drills: list[Any], train: list[Any], *a: object) -> None:
+        seen.append(([t.task_id for t in train], json.dumps(demos), json.dumps(drills)))
+
+    monkeypatch.setattr(benchmark, "run_seed", capture)
+    flags = ["--families", "heater", "--generate-train", "2", "--drills", "2", "--drill-kind", "episode"]
+    flags += ["--n-eval", "2", "--split", "draw", "--setup-cache", str(cache), "--out", str(tmp_path / "lc")]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *flags, "--setup-only"])
+    benchmark.main()
+    assert cache.is_file() and seen == []  # made and stopped
+    cache.unlink()
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *flags])
+    benchmark.main()
+    assert cache.is_file()
+
+    async def no_generation(*a: object, **k: object) -> list[object]:
+        raise AssertionError("a cached set-up generates nothing")
+
+    monkeypatch.setattr(benchmark, "generated", no_generation)
+    benchmark.main()
+    first, second = seen
+    assert len(first[0]) == 2 and first[1] != "[]" and first[2] != "[]"
+    assert second == first
+
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *flags, "--drills", "3"])
+    with pytest.raises(SystemExit) as refused:
+        benchmark.main()
+    message = str(refused.value.code)
+    assert message.startswith("error: --setup-cache") and "--drills 3" in message
+    assert len(seen) == 2
+
+
+def test_a_set_up_file_is_refused_for_an_evaluation_and_when_it_is_not_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An evaluation uses no train task, so a named set-up file is refused rather than written empty (a
+    later training run would read that); a file that is not a set-up is refused by name."""
+    benchmark = _benchmark()
+    _save_tiny_model(tmp_path / "models" / "seed0" / "sft")
+    monkeypatch.setattr(benchmark, "run_seed", lambda *a, **k: pytest.fail("nothing is trained"))
+    cache = tmp_path / "setup.json.xz"
+    evaluation = ["--init-model", str(tmp_path / "models"), "--init-stage", "sft", "--epochs", "0"]
+    evaluation += ["--grpo-steps", "0", "--setup-cache", str(cache), "--out", str(tmp_path / "lc")]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *evaluation])
+    with pytest.raises(SystemExit) as refused:
+        benchmark.main()
+    assert str(refused.value.code).startswith("error: --setup-cache") and not cache.exists()
+
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), "--setup-only", "--out", str(tmp_path / "lc")])
+    with pytest.raises(SystemExit) as refused:
+        benchmark.main()
+    assert str(refused.value.code).startswith("error: --setup-only")
+
+    cache.write_text("not a set-up")
+    monkeypatch.setattr(benchmark, "pick", lambda *a, **k: [])
+    argv = [str(SCRIPT), "--setup-cache", str(cache), "--out", str(tmp_path / "lc")]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as refused:
+        benchmark.main()
+    message = str(refused.value.code)
+    assert message.startswith("error: --setup-cache") and str(cache) in message
+    assert cache.read_text() == "not a set-up"
