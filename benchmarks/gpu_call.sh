@@ -10,6 +10,7 @@
 # SEEDS is one seed ("0") or several ("0,1,2"): several run as concurrent processes sharing the GPU (a 0.1B
 # model leaves it mostly idle: its decoding is launch-bound), each cut at the same LC_SECONDS.
 #   DECODE_SECONDS=0 ... skips step 1 (the learning curve has the GPU from the start); default 200 s.
+#   LC_CONFIG=configs/learning_curve_gpu_spread.yaml ... another recipe (default configs/learning_curve_gpu.yaml).
 # Writes under $OUT (what the lent machine returns, at most 8 files): env.txt, decode.log, decode_summary.json,
 # and for one seed learning_curve_gpu_seed<SEED>.{json,png,log}; for several, learning_curves.tgz (the same
 # three files per seed).
@@ -20,6 +21,8 @@ budget="${2:?usage: gpu_call.sh SEEDS LC_SECONDS [learning_curve.py flags]}"
 shift 2
 python="${PYTHON:-python3}"
 device="${DEVICE:-cuda}"
+config="${LC_CONFIG:-configs/learning_curve_gpu.yaml}"
+[ -f "$config" ] || { echo "error: LC_CONFIG $config is not a file" >&2; exit 2; }
 out="${OUT:-/tmp/gpu_call}"
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
@@ -38,7 +41,7 @@ curves_dir="$out"
 [ "${#seed_list[@]}" -gt 1 ] && curves_dir=/tmp/gpu_call_curves && rm -rf "$curves_dir" && mkdir -p "$curves_dir"
 curves=()
 for seed in "${seed_list[@]}"; do
-    timeout -k 10 "$budget" "$python" benchmarks/learning_curve.py --config configs/learning_curve_gpu.yaml \
+    timeout -k 10 "$budget" "$python" benchmarks/learning_curve.py --config "$config" \
         --seeds "$seed" --out "$curves_dir/learning_curve_gpu_seed$seed" --wait-for "$gate" "$@" \
         >"$curves_dir/learning_curve_gpu_seed$seed.log" 2>&1 &
     curves+=($!)
