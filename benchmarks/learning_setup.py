@@ -3,7 +3,7 @@ to a file and read back (``learning_curve.py --setup-cache FILE``).
 
 The set-up is CPU work that depends on the settings below and on no seed of the model: 400 generated heater
 tasks and 1,000 drills took 134 s of a 520 s GPU call (session 21), ~6 minutes of two cores here. Made
-once where CPU time is cheap and carried (~0.5 MB as xz), it leaves the GPU call its time for the model.
+once where CPU time is cheap and carried (0.26 MB as xz), it leaves the GPU call its time for the model.
 A file made with other settings is refused, naming them; one made by older generator code is not detected:
 make it again after changing the generator.
 """

@@ -15,6 +15,7 @@ from _support.benchmarks import load_benchmark
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "learning_curve.py"
 GPU_CONFIG = str(Path(__file__).resolve().parents[2] / "configs" / "learning_curve_gpu.yaml")
+GPU_SPREAD_CONFIG = str(Path(__file__).resolve().parents[2] / "configs" / "learning_curve_gpu_spread.yaml")
 
 
 def _benchmark() -> ModuleType:
@@ -84,6 +85,7 @@ def _save_tiny_model(folder: Path) -> None:
         (["--value-weight", "-2"], "--value-weight"),
         # the GPU recipe's config is read (an unknown key there would be refused first, naming the file)
         (["--config", GPU_CONFIG, "--grpo-steps", "-1"], "--grpo-steps"),
+        (["--config", GPU_SPREAD_CONFIG, "--copy-steps", "-1"], "--copy-steps"),
     ],
 )
 def test_a_bad_count_is_refused_before_any_task_is_drawn(
