@@ -359,6 +359,7 @@ class GRPOStep:
     rows: int
     loss: float
     pushes: dict[str, float] = field(default_factory=dict)
+    kl: float = 0.0  # mean k3 KL to the reference over the trained tokens (0 without an anchor)
 
 
 def grpo_step(
@@ -371,11 +372,16 @@ def grpo_step(
     micro_batch: int = 4,
     max_grad_norm: float = 1.0,
     bf16: bool = False,
+    ref_model: Any | None = None,
+    beta: float = 0.0,
 ) -> GRPOStep:
     """One on-policy GRPO update over sampled groups (one group of episodes per task): group-relative
     advantages of the shipped reward, GRPO's rows and clipped loss (one update per batch, so the ratio is 1
     and the clip inactive: the policy gradient of the token-mean), gradient clipped; with ``bf16`` the
-    forward and backward run under ``torch.autocast(bfloat16)`` (float32 weights kept)."""
+    forward and backward run under ``torch.autocast(bfloat16)`` (float32 weights kept). With ``beta`` > 0
+    and a ``ref_model`` each sampled token also pays ``beta`` times the k3 KL to that model (an anchor,
+    as TRL's ``beta`` and verl's ``kl_loss``)."""
+    anchored = beta > 0 and ref_model is not None
     rows: list[TrajectoryRow] = []
     advantages: list[float] = []
     rollout: list[int] = []
@@ -400,6 +406,7 @@ def grpo_step(
                     advantages.append(a)
                     rollout.append(first + k)
     loss_total = 0.0
+    kl_sum = kl_tokens = 0.0
     if rows:
         model.train()
         optimizer.zero_grad()
@@ -411,6 +418,11 @@ def grpo_step(
             with torch.autocast(model.device.type, dtype=torch.bfloat16, enabled=bf16):
                 logits = model(input_ids=sub.input_ids, attention_mask=sub.attention_mask).logits[:, :-1]
             logprobs = selective_logprobs(logits, sub.input_ids[:, 1:])
+            ref_logprobs = None
+            if anchored and ref_model is not None:
+                with torch.no_grad(), torch.autocast(model.device.type, dtype=torch.bfloat16, enabled=bf16):
+                    ref_logits = ref_model(input_ids=sub.input_ids, attention_mask=sub.attention_mask).logits
+                ref_logprobs = selective_logprobs(ref_logits[:, :-1], sub.input_ids[:, 1:])
             token = grpo_token_loss(
                 logprobs,
                 logprobs.detach(),
@@ -418,11 +430,17 @@ def grpo_step(
                 sub.loss_mask,
                 epsilon_low=0.2,
                 epsilon_high=0.28,
+                ref_logprobs=ref_logprobs,
+                beta=beta if anchored else 0.0,
             )
+            if "kl" in token.stats:
+                live = sub.loss_mask.bool()
+                kl_sum += float(token.stats["kl"][live].sum())
+                kl_tokens += float(live.sum())
             w = weights[part, : sub.loss_mask.shape[1]].to(model.device)
             loss = (token.loss * w).sum()
             loss.backward()
-            loss_total += float(loss)
+            loss_total += float(loss.detach())
         torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
         optimizer.step()
         model.eval()
@@ -433,4 +451,5 @@ def grpo_step(
         rows=len(rows),
         loss=loss_total,
         pushes=pushes(scored),
+        kl=kl_sum / kl_tokens if kl_tokens else 0.0,
     )

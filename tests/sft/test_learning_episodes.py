@@ -59,6 +59,35 @@ def test_a_group_with_different_rewards_moves_the_model_and_a_flat_group_does_no
     assert all(p.dtype == torch.float32 for p in model.parameters())
 
 
+def test_a_kl_anchor_holds_the_policy_near_its_reference() -> None:
+    """With ``beta`` the step reports the KL to the reference (0 while the policy is the reference, then
+    > 0), and 6 steps on the same groups move a strongly anchored policy less from its start than an
+    unanchored one from the same weights and optimiser."""
+    import copy
+
+    lib = _episodes_module()
+    varied = [_episode(lib, "The run did not converge.", [4, 5, 6]), _episode(lib, "", [6, 7, 8])]
+
+    def drift(beta: float) -> tuple[list[float], float]:
+        model = build_tiny_model(16, hidden_size=16, num_layers=1, num_heads=2, seed=0)
+        start = _weights(model)
+        reference = copy.deepcopy(model).eval().requires_grad_(False)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+        kls = [
+            lib.grpo_step(
+                model, optimizer, [varied], pad_token_id=0, max_length=64, ref_model=reference, beta=beta
+            ).kl
+            for _ in range(6)
+        ]
+        return kls, float((_weights(model) - start).norm())
+
+    free_kls, free = drift(0.0)
+    anchored_kls, anchored = drift(5.0)
+    assert free_kls == [0.0] * 6  # no anchor, nothing measured
+    assert anchored_kls[0] == pytest.approx(0.0, abs=1e-7) and all(k > 0 for k in anchored_kls[1:])
+    assert anchored < 0.9 * free
+
+
 async def test_an_episode_reports_which_parts_of_the_task_its_best_config_kept(tmp_path: Path) -> None:
     """``kept_*`` names the aspect a config got wrong (what to fix next), from the configs the episode
     really ran through the tools: the reference config keeps everything; with another property method
