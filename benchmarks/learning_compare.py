@@ -8,6 +8,13 @@ of the repeats' means do not, and they understated the spread between two evalua
 (session 19: 0.121 and 0.116, 0.120-0.124 and 0.090-0.128). With 8 tasks the interval is wide: a gain
 whose interval holds 0 is not demonstrated.
 
+Drawing only the tasks again treats each task's mean as exact, and it is not: each repeat runs with new
+result paths, and one episode that fails instead of succeeding moves a task's mean by ~0.18. One SFT model
+evaluated three times gave 0.197, 0.199 and 0.224 (session 22), and the tasks-only interval of the 0.197
+-> 0.224 null pair, +0.001 to +0.070, excluded 0. Where both points keep each task's repeats
+(``episode_task_repeats``) the repeats are drawn again too, within each drawn task, which widens the
+interval by what a second evaluation of the same model would move.
+
     python benchmarks/learning_compare.py SFT.json:sft:3 GRPO.json:grpo:2[:SEED] [--seed N]
 """
 
@@ -27,22 +34,32 @@ LEVEL = 5e-5
 
 
 def paired_gain(
-    before: dict[str, float], after: dict[str, float], *, confidence: float = 0.9, draws: int = 10_000
-) -> dict[str, float]:
+    before: dict[str, float],
+    after: dict[str, float],
+    *,
+    confidence: float = 0.9,
+    draws: int = 10_000,
+    before_repeats: dict[str, list[float]] | None = None,
+    after_repeats: dict[str, list[float]] | None = None,
+) -> dict[str, Any]:
     """Mean reward gain from ``before`` to ``after`` over the tasks both scored, with a bootstrap interval.
 
     Args:
         before: Task id -> mean reward at the earlier point.
         after: Task id -> mean reward at the later point.
         confidence: Share of the bootstrap means between ``low`` and ``high``.
-        draws: Bootstrap resamples of the tasks (seeded: the same inputs give the same interval).
+        draws: Bootstrap resamples (seeded: the same inputs give the same interval).
+        before_repeats: Task id -> each repeat's reward at the earlier point; with ``after_repeats`` each
+            resample also draws every drawn task's repeats again, for each point on its own.
+        after_repeats: The same at the later point.
 
     Returns:
-        ``mean``, ``low``, ``high`` (4 decimals), ``confidence`` and the counts ``n``, ``up``, ``down``,
-        ``level``.
+        ``mean``, ``low``, ``high`` (4 decimals), ``confidence``, ``resampled`` ("tasks" or "tasks and
+        repeats") and the counts ``n``, ``up``, ``down``, ``level``.
 
     Raises:
-        ValueError: The points share fewer than 2 tasks (no interval), or ``confidence`` is not in (0, 1).
+        ValueError: The points share fewer than 2 tasks (no interval), ``confidence`` is not in (0, 1), or a
+            shared task has no repeats at a point that keeps them.
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, not {confidence}")
@@ -50,14 +67,21 @@ def paired_gain(
     if len(shared) < 2:
         raise ValueError(f"the two points share {len(shared)} held-out task(s): too few to compare")
     gains = np.array([after[t] - before[t] for t in shared])
-    picks = np.random.default_rng(0).integers(0, len(gains), size=(draws, len(gains)))
-    means = gains[picks].mean(axis=1)
+    rng = np.random.default_rng(0)
+    picks = rng.integers(0, len(gains), size=(draws, len(gains)))
+    if before_repeats is not None and after_repeats is not None:
+        means = _redrawn(after_repeats, shared, picks, rng) - _redrawn(before_repeats, shared, picks, rng)
+        resampled = "tasks and repeats"
+    else:
+        means = gains[picks].mean(axis=1)
+        resampled = "tasks"
     tail = (1 - confidence) / 2
     return {
         "mean": round(float(gains.mean()), 4),
         "low": round(float(np.quantile(means, tail)), 4),
         "high": round(float(np.quantile(means, 1 - tail)), 4),
         "confidence": confidence,
+        "resampled": resampled,
         "n": len(shared),
         "up": int((gains > LEVEL).sum()),
         "down": int((gains < -LEVEL).sum()),
@@ -65,7 +89,27 @@ def paired_gain(
     }
 
 
-def describe(gain: dict[str, float]) -> str:
+def _redrawn(
+    repeats: dict[str, list[float]], tasks: list[str], picks: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Per resample, the mean over its drawn tasks of each task's repeats drawn again with replacement."""
+    rows = [repeats.get(t) for t in tasks]
+    if any(not r for r in rows):
+        missing = [t for t, r in zip(tasks, rows, strict=True) if not r]
+        raise ValueError(f"no repeats kept for task(s) {', '.join(missing)}")
+    width = max(len(r) for r in rows if r)
+    values = np.full((len(tasks), width), np.nan)
+    for i, row in enumerate(rows):
+        values[i, : len(row or ())] = row or ()
+    counts = np.array([len(r or ()) for r in rows])
+    task_counts = counts[picks]  # [draws, tasks]
+    which = (rng.random((*picks.shape, width)) * task_counts[..., None]).astype(int)
+    drawn = values[picks[..., None], which]  # each drawn task's repeats, drawn again
+    used = np.arange(width) < task_counts[..., None]
+    return np.asarray(np.where(used, drawn, 0.0).sum(axis=2) / task_counts).mean(axis=1)
+
+
+def describe(gain: dict[str, Any]) -> str:
     """One line: the gain, its interval and the tasks' directions."""
     return (
         f"{gain['mean']:+.3f} ({gain['confidence']:.0%} {gain['low']:+.3f} to {gain['high']:+.3f}; "
@@ -150,13 +194,19 @@ def main(argv: list[str] | None = None) -> int:
             find_point(path, phase, x, args.seed if seed is None else seed)
             for path, phase, x, seed in (args.before, args.after)
         )
-        gain = paired_gain(before["episode_tasks"], after["episode_tasks"])
+        gain = paired_gain(
+            before["episode_tasks"],
+            after["episode_tasks"],
+            before_repeats=before.get("episode_task_repeats"),
+            after_repeats=after.get("episode_task_repeats"),
+        )
     except (OSError, ValueError) as exc:  # JSONDecodeError is a ValueError
         print(f"error: {exc}", file=sys.stderr)
         return 2
     counts = f"{len(before['episode_tasks'])} and {len(after['episode_tasks'])}"
     print(f"greedy held-out reward {_reward(before)} -> {_reward(after)}")
     print(f"paired gain over {gain['n']} tasks (of {counts}): {describe(gain)}")
+    print(f"interval from drawing again: {gain['resampled']}")
     return 0
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import json
 import os
 import random
@@ -189,8 +190,8 @@ async def evaluate(
     model: Any, tokenizer: Any, eval_demos: list, eval_tasks: list, args: Any
 ) -> dict[str, Any]:
     """Held-out ladder (greedy) and full episodes, greedy (``--eval-repeats`` times, averaged; each
-    repeat's mean reward in ``episode_repeats``, each task's in ``episode_tasks``, for
-    ``learning_compare.py``) and sampled at ``--eval-temperature``."""
+    repeat's mean reward in ``episode_repeats``, each task's in ``episode_tasks`` and each task's repeats
+    in ``episode_task_repeats``, for ``learning_compare.py``) and sampled at ``--eval-temperature``."""
     by_id = {t.task_id: t for t in eval_tasks}
     with spread_run_ids(EVAL_RUN_IDS):  # every evaluation sees the same stream of stamps (the hex is new)
         rungs = [await ladder(model, tokenizer, d, by_id[d["task_id"]]) for d in eval_demos[: args.n_ladder]]
@@ -220,6 +221,10 @@ async def evaluate(
         "episode_repeats": [mean_scores(repeat)["reward"] for repeat in repeats],
         "episode_tasks": {
             task.task_id: round(statistics.fmean(repeat[i]["reward"] for repeat in repeats), 4)
+            for i, task in enumerate(tasks)
+        },
+        "episode_task_repeats": {
+            task.task_id: [round(repeat[i]["reward"], 4) for repeat in repeats]
             for i, task in enumerate(tasks)
         },
         "sampled": mean_scores([e.score() for e in sampled]),
@@ -367,10 +372,15 @@ def run_seed(
         # the run's first (learning_compare.py pairs any two points later)
         mine = [p for p in points if p["seed"] == seed]
         before = [p for p in mine if p["phase"] != "grpo"] if phase == "grpo" else mine[:1]
-        base = (before or mine[:1] or [None])[-1]
+        base = before[-1] if before else (mine[0] if mine else None)
         versus = ""
         if base is not None and len(base.get("episode_tasks", ())) > 1 and "episode_tasks" in result:
-            gain = paired_gain(base["episode_tasks"], result["episode_tasks"])  # the same held-out tasks
+            gain = paired_gain(  # the same held-out tasks; their repeats drawn again where both keep them
+                base["episode_tasks"],
+                result["episode_tasks"],
+                before_repeats=base.get("episode_task_repeats"),
+                after_repeats=result.get("episode_task_repeats"),
+            )
             entry["paired_gain"] = {"vs": f"{base['phase']}:{base['x']:g}", **gain}
             versus = f" | vs {base['phase']} {base['x']:g}: {describe(gain)}"
         points.append({**entry, **result})
@@ -462,6 +472,7 @@ def run_seed(
     if args.epochs > 0 or args.init_stage == "sft":  # not a warm-up or GRPO model under the name sft
         save("sft")
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.grpo_lr, weight_decay=0.0)
+    anchor = copy.deepcopy(model).eval().requires_grad_(False) if args.grpo_kl and args.grpo_steps else None
     rng = random.Random(seed)
     for _ in range(done if args.grpo_steps else 0):  # the draws the saved model's steps took
         rng.sample(train_tasks, args.grpo_tasks)
@@ -488,12 +499,14 @@ def run_seed(
             max_length=args.max_length,
             micro_batch=args.micro_batch_size,
             bf16=args.mixed_precision == "bf16",
+            ref_model=anchor,
+            beta=args.grpo_kl,
         )
         steps.append({"seed": seed, "step": step, **vars(result), "wall_s": round(time.monotonic() - t0, 1)})
         print(
             f"  seed {seed} GRPO step {step}: train reward {result.reward:.3f} success {result.success:.2f}, "
             f"{result.zero_variance_groups}/{len(groups)} groups without signal, {result.rows} rows, "
-            f"{time.monotonic() - t0:.0f} s; favours {result.pushes}",
+            f"KL to the start {result.kl:.4f}, {time.monotonic() - t0:.0f} s; favours {result.pushes}",
             flush=True,
         )
         write()  # a run cut short keeps every step's train reward
@@ -651,8 +664,25 @@ NON_NEGATIVE = (
     "copy_rehearse_every",
     "lookup_steps",
     "grpo_steps",
+    "grpo_kl",
 )
-"""Flags that count something and are refused below 0, before any task is drawn."""
+"""Flags that count or weigh something and are refused below 0, before any task is drawn."""
+
+
+def cached_setup(
+    args: argparse.Namespace,
+) -> tuple[list[AspenTask], list[dict[str, Any]], list[dict[str, Any]]] | None:
+    """The set-up read from ``--setup-cache`` when the file is there; else None, once the file is known
+    to be writable. A file that cannot be used is refused with an error line."""
+    if args.setup_cache is None:
+        return None
+    try:
+        if args.setup_cache.is_file():
+            return load_setup(args.setup_cache, setup_settings(args))
+        check_writable(args.setup_cache)
+    except SetupFileError as exc:
+        raise SystemExit(f"error: --setup-cache {exc}") from exc
+    return None
 
 
 def main() -> None:
@@ -773,6 +803,13 @@ def main() -> None:
     parser.add_argument("--group", type=int, default=4, help="sampled episodes per task")
     parser.add_argument("--grpo-lr", type=float, default=2e-4)
     parser.add_argument("--grpo-temperature", type=float, default=1.0)
+    parser.add_argument(
+        "--grpo-kl",
+        type=float,
+        default=0.0,
+        help="beta of a k3 KL term to the model GRPO starts from in this run (its SFT model, or the saved "
+        "GRPO model it continues); 0: no anchor",
+    )
     parser.add_argument("--grpo-eval-every", type=int, default=5)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=2)
@@ -886,18 +923,11 @@ def main() -> None:
         started = time.monotonic()
         keep = in_stated_units if args.stated_units else None
         eval_tasks = pick(GENERATED / "eval.jsonl", families, args.n_eval, 0, keep)
-        if args.setup_cache is not None and args.setup_cache.is_file():
-            try:
-                train_tasks, demos, drill_demos = load_setup(args.setup_cache, setup_settings(args))
-            except SetupFileError as exc:
-                raise SystemExit(f"error: --setup-cache {exc}") from exc
+        cached = cached_setup(args)
+        if cached is not None:
+            train_tasks, demos, drill_demos = cached
             print(f"set-up read from {args.setup_cache}", flush=True)
         else:
-            if args.setup_cache is not None:
-                try:
-                    check_writable(args.setup_cache)
-                except SetupFileError as exc:
-                    raise SystemExit(f"error: --setup-cache {exc}") from exc
             if evaluation_only:
                 only = "a saved model evaluated only (--epochs 0 --grpo-steps 0): no train task drawn"
                 print(only, flush=True)

@@ -52,6 +52,56 @@ def test_only_the_tasks_both_points_scored_are_paired() -> None:
         compare.paired_gain(SFT, SFT, confidence=1.0)
 
 
+# A null pair shaped like session 22's: one SFT model evaluated twice (0.197, then 0.224). The per-task
+# means are the measured ones; each task's 4 repeats are made up to those means (that run kept no repeats).
+NULL_BEFORE = {
+    "0002": [0.061, 0.061, 0.115, 0.115], "0016": [0.196] * 4, "0024": [0.061] * 4, "0025": [0.03] * 4,
+    "0026": [0.076, 0.122, 0.076, 0.122], "0031": [0.169] * 4, "0032": [1.0, 1.0, 1.0, 0.268],
+    "0048": [0.118] * 4,
+}  # fmt: skip
+NULL_AFTER = {
+    "0002": [0.061, 0.115, 0.137, 0.115], "0016": [0.196] * 4, "0024": [0.061] * 4, "0025": [0.03] * 4,
+    "0026": [0.122] * 4, "0031": [0.165] * 4, "0032": [1.0] * 4, "0048": [0.116] * 4,
+}  # fmt: skip
+
+
+def _means(repeats: dict[str, list[float]]) -> dict[str, float]:
+    return {t: sum(r) / len(r) for t, r in repeats.items()}
+
+
+def test_drawing_the_repeats_again_keeps_a_null_pair_from_passing_as_a_gain() -> None:
+    """Drawing only the tasks, the second evaluation of the same model looks better (the interval excludes
+    0, as it did for the measured pair: +0.001 to +0.070); drawing each task's repeats again as well, one
+    episode's success (0.268 -> 1.0 on one repeat of one task) no longer carries it."""
+    compare = _compare()
+    before, after = _means(NULL_BEFORE), _means(NULL_AFTER)
+    tasks_only = compare.paired_gain(before, after)
+    both = compare.paired_gain(before, after, before_repeats=NULL_BEFORE, after_repeats=NULL_AFTER)
+    assert tasks_only["mean"] == both["mean"] == pytest.approx(0.0274, abs=1e-4)
+    assert tasks_only["resampled"] == "tasks" and both["resampled"] == "tasks and repeats"
+    assert tasks_only["low"] > 0
+    assert both["low"] < 0 < both["high"]
+    assert both["high"] >= tasks_only["high"]
+
+
+def test_a_gain_larger_than_the_repeats_spread_still_shows_with_the_repeats_drawn_again() -> None:
+    compare = _compare()
+    lifted = {t: [v + 0.3 for v in r] for t, r in NULL_BEFORE.items()}
+    gain = compare.paired_gain(
+        _means(NULL_BEFORE), _means(lifted), before_repeats=NULL_BEFORE, after_repeats=lifted
+    )
+    assert gain["mean"] == pytest.approx(0.3) and gain["low"] > 0.2
+
+
+def test_a_task_without_its_repeats_is_refused_by_name() -> None:
+    compare = _compare()
+    partial = {t: r for t, r in NULL_AFTER.items() if t != "0016"}
+    with pytest.raises(ValueError, match="0016"):
+        compare.paired_gain(
+            _means(NULL_BEFORE), _means(NULL_AFTER), before_repeats=NULL_BEFORE, after_repeats=partial
+        )
+
+
 def _curve(path: Path, *points: tuple[str, float, dict[str, float]], seed: int = 2) -> Path:
     rows = [
         {"seed": seed, "phase": phase, "x": x, "episode": {"reward": sum(tasks.values()) / len(tasks)},

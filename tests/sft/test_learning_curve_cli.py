@@ -40,7 +40,9 @@ def _fake_grpo(benchmark: ModuleType, monkeypatch: pytest.MonkeyPatch, tasks: li
         return tasks
 
     def grpo_step(model: object, optimizer: object, groups: list[object], **k: object) -> SimpleNamespace:
-        return SimpleNamespace(reward=0.1, success=0.0, zero_variance_groups=0, rows=1, loss=0.0, pushes={})
+        return SimpleNamespace(
+            reward=0.1, success=0.0, zero_variance_groups=0, rows=1, loss=0.0, pushes={}, kl=0.0
+        )
 
     monkeypatch.setattr(benchmark, "pick", lambda *a, **k: list(tasks))
     monkeypatch.setattr(benchmark, "demonstrations", no_demos)
@@ -83,6 +85,7 @@ def _save_tiny_model(folder: Path) -> None:
         (["--init-stage", "grpo", "--init-model", "m", "--grpo-steps-done", "-1"], "--grpo-steps-done"),
         (["--value-weight", "0"], "--value-weight"),
         (["--value-weight", "-2"], "--value-weight"),
+        (["--grpo-kl", "-0.1"], "--grpo-kl"),
         # the GPU recipe's config is read (an unknown key there would be refused first, naming the file)
         (["--config", GPU_CONFIG, "--grpo-steps", "-1"], "--grpo-steps"),
         (["--config", GPU_SPREAD_CONFIG, "--copy-steps", "-1"], "--copy-steps"),
@@ -322,6 +325,10 @@ async def test_eval_repeats_runs_the_greedy_episodes_again_and_averages_them() -
     per_task = result["episode_tasks"]  # each task's mean over the repeats, for paired comparisons
     assert sorted(per_task) == sorted(task.task_id for task in tasks) and min(per_task.values()) > 0
     assert sum(per_task.values()) / 2 == pytest.approx(result["episode"]["reward"], abs=1e-3)
+    kept = result["episode_task_repeats"]  # each task's repeats, so a comparison can draw them again
+    assert sorted(kept) == sorted(per_task) and all(len(r) == 3 for r in kept.values())
+    assert all(sum(kept[t]) / 3 == pytest.approx(per_task[t], abs=1e-3) for t in kept)
+    assert all(kept[t][0] == kept[t][2] == 0.0 < kept[t][1] for t in kept)
 
 
 def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
@@ -361,6 +368,47 @@ def test_grpo_after_several_sft_stages_numbers_its_steps_from_one(
     assert saved["steps"] == 2
 
 
+@pytest.mark.parametrize("beta", [0.0, 0.5])
+def test_the_kl_anchor_is_a_frozen_copy_of_the_model_grpo_started_from(
+    beta: float, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--grpo-kl: every step gets the same reference, with the saved SFT model's weights, however far the
+    policy moves; without the flag there is none."""
+    from types import SimpleNamespace
+
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    benchmark = _benchmark()
+    _save_tiny_model(tmp_path / "models" / "seed1" / "sft")
+    start = AutoModelForCausalLM.from_pretrained(tmp_path / "models" / "seed1" / "sft").state_dict()
+    _fake_grpo(benchmark, monkeypatch, [f"task{i}" for i in range(4)])
+    seen: list[tuple[object, float]] = []
+
+    def grpo_step(model: Any, optimizer: object, groups: list[object], **k: Any) -> object:
+        seen.append((k["ref_model"], k["beta"]))
+        if k["ref_model"] is not None:
+            ref = k["ref_model"].state_dict()
+            assert all(torch.equal(ref[name], start[name]) for name in start)
+            assert not any(p.requires_grad for p in k["ref_model"].parameters())
+        with torch.no_grad():
+            next(model.parameters()).add_(1.0)  # the policy moves; the anchor must not
+        return SimpleNamespace(
+            reward=0.1, success=0.0, zero_variance_groups=0, rows=1, loss=0.0, pushes={}, kl=0.0
+        )
+
+    monkeypatch.setattr(benchmark, "grpo_step", grpo_step)
+    monkeypatch.setattr(benchmark, "plot", lambda *a: None)
+    argv = ["--init-model", str(tmp_path / "models"), "--init-stage", "sft", "--seeds", "1", "--epochs", "0"]
+    argv += ["--grpo-steps", "3", "--grpo-tasks", "2", "--group", "2", "--grpo-kl", str(beta)]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--out", str(tmp_path / "lc")])
+    benchmark.main()
+    assert [b for _, b in seen] == [beta] * 3
+    refs = {id(r) for r, _ in seen}
+    assert len(refs) == 1
+    assert (seen[0][0] is None) == (beta == 0)
+
+
 HELD_OUT = {f"heater-{i}": r for i, r in enumerate([0.11, 0.09, 0.12, 0.10, 0.13, 0.08, 0.11, 0.10])}
 
 
@@ -377,7 +425,13 @@ def test_each_point_is_paired_with_the_point_its_stage_started_from(
 
     async def evaluate(*a: object) -> dict[str, object]:
         calls.append(len(calls))
-        return {"episode_tasks": {t: round(r + 0.01 * len(calls), 4) for t, r in HELD_OUT.items()}}
+        tasks = {t: round(r + 0.01 * len(calls), 4) for t, r in HELD_OUT.items()}
+        if len(calls) < 3:  # the first two points as measured before each task's repeats were kept
+            return {"episode_tasks": tasks}
+        return {
+            "episode_tasks": tasks,
+            "episode_task_repeats": {t: [r - 0.005, r + 0.005] for t, r in tasks.items()},
+        }
 
     monkeypatch.setattr(benchmark, "evaluate", evaluate)
     monkeypatch.setattr(benchmark, "plot", lambda *a: None)
@@ -401,6 +455,9 @@ def test_each_point_is_paired_with_the_point_its_stage_started_from(
     for point, (versus, mean) in zip(points[1:], expected, strict=True):
         gain = point["paired_gain"]
         assert gain["vs"] == versus and gain["mean"] == pytest.approx(mean) and gain["up"] == 8
+    # the repeats are drawn again only where both points kept them: GRPO's against SFT epoch 2
+    assert [p["paired_gain"]["resampled"] for p in points[1:]] == ["tasks"] * 2 + ["tasks and repeats"] * 2
+    assert points[3]["paired_gain"]["low"] < 0.01 < points[3]["paired_gain"]["high"]
 
 
 def test_a_saved_model_is_evaluated_without_drawing_train_tasks(
