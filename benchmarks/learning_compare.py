@@ -49,8 +49,9 @@ def paired_gain(
         after: Task id -> mean reward at the later point.
         confidence: Share of the bootstrap means between ``low`` and ``high``.
         draws: Bootstrap resamples (seeded: the same inputs give the same interval).
-        before_repeats: Task id -> each repeat's reward at the earlier point; with ``after_repeats`` each
-            resample also draws every drawn task's repeats again, for each point on its own.
+        before_repeats: Task id -> each repeat's reward at the earlier point; with ``after_repeats`` (and
+            more than one repeat of some task at each) each resample also draws every drawn task's repeats
+            again, for each point on its own.
         after_repeats: The same at the later point.
 
     Returns:
@@ -69,7 +70,12 @@ def paired_gain(
     gains = np.array([after[t] - before[t] for t in shared])
     rng = np.random.default_rng(0)
     picks = rng.integers(0, len(gains), size=(draws, len(gains)))
-    if before_repeats is not None and after_repeats is not None:
+    if (
+        before_repeats is not None
+        and after_repeats is not None
+        and _repeated(before_repeats, shared)
+        and _repeated(after_repeats, shared)
+    ):
         means = _redrawn(after_repeats, shared, picks, rng) - _redrawn(before_repeats, shared, picks, rng)
         resampled = "tasks and repeats"
     else:
@@ -87,6 +93,11 @@ def paired_gain(
         "down": int((gains < -LEVEL).sum()),
         "level": int((abs(gains) <= LEVEL).sum()),
     }
+
+
+def _repeated(repeats: dict[str, list[float]], tasks: list[str]) -> bool:
+    """Whether ``repeats`` keeps more than one repeat of some task (one repeat each: nothing to draw)."""
+    return any(len(repeats.get(t) or ()) > 1 for t in tasks)
 
 
 def _redrawn(

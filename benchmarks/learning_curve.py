@@ -348,7 +348,7 @@ def run_seed(
             if stage == "grpo":
                 drawn_by = {k: getattr(args, k) for k in DRAWN_BY}
                 (where / GRPO_STEPS_FILE).write_text(
-                    json.dumps({"steps": done + args.grpo_steps, **drawn_by}) + "\n"
+                    json.dumps({"steps": done + args.grpo_steps, **drawn_by, "grpo_kl": args.grpo_kl}) + "\n"
                 )
             print(f"  seed {seed}: {stage} model saved to {where}", flush=True)
 
@@ -472,7 +472,7 @@ def run_seed(
     if args.epochs > 0 or args.init_stage == "sft":  # not a warm-up or GRPO model under the name sft
         save("sft")
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.grpo_lr, weight_decay=0.0)
-    anchor = copy.deepcopy(model).eval().requires_grad_(False) if args.grpo_kl and args.grpo_steps else None
+    anchor = anchor_model(args, seed, model)
     rng = random.Random(seed)
     for _ in range(done if args.grpo_steps else 0):  # the draws the saved model's steps took
         rng.sample(train_tasks, args.grpo_tasks)
@@ -506,7 +506,8 @@ def run_seed(
         print(
             f"  seed {seed} GRPO step {step}: train reward {result.reward:.3f} success {result.success:.2f}, "
             f"{result.zero_variance_groups}/{len(groups)} groups without signal, {result.rows} rows, "
-            f"KL to the start {result.kl:.4f}, {time.monotonic() - t0:.0f} s; favours {result.pushes}",
+            f"{'' if result.kl is None else f'KL to the anchor before the update {result.kl:.4f}, '}"
+            f"{time.monotonic() - t0:.0f} s; favours {result.pushes}",
             flush=True,
         )
         write()  # a run cut short keeps every step's train reward
@@ -643,6 +644,24 @@ def draws_changed(args: argparse.Namespace, seed: int) -> list[str]:
         for k in DRAWN_BY
         if k not in moot and k in recorded and recorded[k] != getattr(args, k)
     ]
+
+
+def anchor_model(args: argparse.Namespace, seed: int, model: Any) -> Any | None:
+    """The frozen reference of ``--grpo-kl`` (None without it or without GRPO steps): the SFT model saved
+    beside a GRPO model this run continues, so a run made in pieces stays anchored to SFT; else a copy of
+    the model GRPO starts from."""
+    if not args.grpo_kl or not args.grpo_steps:
+        return None
+    sft = args.init_model / f"seed{seed}" / "sft" if args.init_model is not None else None
+    if args.init_stage == "grpo" and sft is not None and (sft / "config.json").is_file():
+        from transformers import AutoModelForCausalLM
+
+        reference = AutoModelForCausalLM.from_pretrained(sft, dtype=torch.float32).to(args.device)
+        source = str(sft)
+    else:
+        reference, source = copy.deepcopy(model), "the model GRPO starts from"
+    print(f"  seed {seed}: GRPO anchored to {source} (k3 KL, beta {args.grpo_kl:g})", flush=True)
+    return reference.eval().requires_grad_(False)
 
 
 def grpo_steps_done(args: argparse.Namespace, seed: int) -> int:
@@ -807,8 +826,8 @@ def main() -> None:
         "--grpo-kl",
         type=float,
         default=0.0,
-        help="beta of a k3 KL term to the model GRPO starts from in this run (its SFT model, or the saved "
-        "GRPO model it continues); 0: no anchor",
+        help="beta of a k3 KL term to the SFT model (the one GRPO starts from, or the sft model saved beside "
+        "a GRPO model it continues; else the model it starts from); 0: no anchor",
     )
     parser.add_argument("--grpo-eval-every", type=int, default=5)
     parser.add_argument("--device", default="cpu")

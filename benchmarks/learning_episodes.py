@@ -359,7 +359,7 @@ class GRPOStep:
     rows: int
     loss: float
     pushes: dict[str, float] = field(default_factory=dict)
-    kl: float = 0.0  # mean k3 KL to the reference over the trained tokens (0 without an anchor)
+    kl: float | None = None  # mean k3 KL to the reference over the trained tokens, before the update
 
 
 def grpo_step(
@@ -379,8 +379,9 @@ def grpo_step(
     advantages of the shipped reward, GRPO's rows and clipped loss (one update per batch, so the ratio is 1
     and the clip inactive: the policy gradient of the token-mean), gradient clipped; with ``bf16`` the
     forward and backward run under ``torch.autocast(bfloat16)`` (float32 weights kept). With ``beta`` > 0
-    and a ``ref_model`` each sampled token also pays ``beta`` times the k3 KL to that model (an anchor,
-    as TRL's ``beta`` and verl's ``kl_loss``)."""
+    and a ``ref_model`` each trained token also pays ``beta`` times the k3 KL to that model (an anchor,
+    as verl's ``kl_loss``; a group whose rewards are all equal gives no rows, so unlike TRL's ``beta`` the
+    anchor does not act on it). ``kl`` is None where nothing was measured (no anchor, or no rows)."""
     anchored = beta > 0 and ref_model is not None
     rows: list[TrajectoryRow] = []
     advantages: list[float] = []
@@ -415,14 +416,15 @@ def grpo_step(
         for start in range(0, len(rows), micro_batch):
             part = slice(start, start + micro_batch)
             sub = collate(rows[part], pad_token_id).to(model.device)
-            with torch.autocast(model.device.type, dtype=torch.bfloat16, enabled=bf16):
-                logits = model(input_ids=sub.input_ids, attention_mask=sub.attention_mask).logits[:, :-1]
-            logprobs = selective_logprobs(logits, sub.input_ids[:, 1:])
             ref_logprobs = None
-            if anchored and ref_model is not None:
+            if anchored and ref_model is not None:  # before the policy's graph is held: a lower peak
                 with torch.no_grad(), torch.autocast(model.device.type, dtype=torch.bfloat16, enabled=bf16):
                     ref_logits = ref_model(input_ids=sub.input_ids, attention_mask=sub.attention_mask).logits
                 ref_logprobs = selective_logprobs(ref_logits[:, :-1], sub.input_ids[:, 1:])
+                del ref_logits
+            with torch.autocast(model.device.type, dtype=torch.bfloat16, enabled=bf16):
+                logits = model(input_ids=sub.input_ids, attention_mask=sub.attention_mask).logits[:, :-1]
+            logprobs = selective_logprobs(logits, sub.input_ids[:, 1:])
             token = grpo_token_loss(
                 logprobs,
                 logprobs.detach(),
@@ -451,5 +453,5 @@ def grpo_step(
         rows=len(rows),
         loss=loss_total,
         pushes=pushes(scored),
-        kl=kl_sum / kl_tokens if kl_tokens else 0.0,
+        kl=kl_sum / kl_tokens if kl_tokens else None,
     )

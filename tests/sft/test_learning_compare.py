@@ -93,6 +93,17 @@ def test_a_gain_larger_than_the_repeats_spread_still_shows_with_the_repeats_draw
     assert gain["mean"] == pytest.approx(0.3) and gain["low"] > 0.2
 
 
+def test_one_repeat_a_task_is_drawn_as_the_tasks_alone() -> None:
+    """With one repeat a task there is nothing to draw again: the interval and its label are the tasks'."""
+    compare = _compare()
+    before, after = _means(NULL_BEFORE), _means(NULL_AFTER)
+    single_before = {t: [r] for t, r in before.items()}
+    single_after = {t: [r] for t, r in after.items()}
+    gain = compare.paired_gain(before, after, before_repeats=single_before, after_repeats=single_after)
+    assert gain == compare.paired_gain(before, after)
+    assert gain["resampled"] == "tasks"
+
+
 def test_a_task_without_its_repeats_is_refused_by_name() -> None:
     compare = _compare()
     partial = {t: r for t, r in NULL_AFTER.items() if t != "0016"}

@@ -409,6 +409,49 @@ def test_the_kl_anchor_is_a_frozen_copy_of_the_model_grpo_started_from(
     assert (seen[0][0] is None) == (beta == 0)
 
 
+def test_grpo_continued_with_an_anchor_stays_anchored_to_the_sft_model_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Continuing a saved GRPO model with --grpo-kl: the reference is the SFT model saved beside it, not the
+    GRPO model the run starts from, so a run made in pieces is held near SFT throughout."""
+    from types import SimpleNamespace
+
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from aspen_rl.llm.tokenizer_files import load_tokenizer
+
+    benchmark = _benchmark()
+    models = tmp_path / "models" / "seed1"
+    _save_tiny_model(models / "sft")
+    sft = AutoModelForCausalLM.from_pretrained(models / "sft")
+    moved = AutoModelForCausalLM.from_pretrained(models / "sft")
+    with torch.no_grad():
+        next(moved.parameters()).add_(1.0)  # the GRPO model: moved away from SFT
+    moved.save_pretrained(models / "grpo")
+    load_tokenizer(models / "sft").save_pretrained(models / "grpo")
+    (models / "grpo" / benchmark.GRPO_STEPS_FILE).write_text('{"steps": 2}')
+    _fake_grpo(benchmark, monkeypatch, [f"task{i}" for i in range(4)])
+    refs: list[Any] = []
+
+    def grpo_step(model: Any, optimizer: object, groups: list[object], **k: Any) -> object:
+        refs.append(k["ref_model"])
+        return SimpleNamespace(
+            reward=0.1, success=0.0, zero_variance_groups=0, rows=1, loss=0.0, pushes={}, kl=None
+        )
+
+    monkeypatch.setattr(benchmark, "grpo_step", grpo_step)
+    monkeypatch.setattr(benchmark, "plot", lambda *a: None)
+    argv = ["--init-model", str(tmp_path / "models"), "--init-stage", "grpo", "--seeds", "1"]
+    argv += ["--epochs", "0", "--grpo-steps", "1", "--grpo-tasks", "2", "--group", "2", "--grpo-kl", "0.1"]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--out", str(tmp_path / "lc")])
+    benchmark.main()
+    assert len(refs) == 1
+    ref, start, grpo = refs[0].state_dict(), sft.state_dict(), moved.state_dict()
+    assert all(torch.equal(ref[name], start[name]) for name in start)
+    assert not all(torch.equal(ref[name], grpo[name]) for name in grpo)
+
+
 HELD_OUT = {f"heater-{i}": r for i, r in enumerate([0.11, 0.09, 0.12, 0.10, 0.13, 0.08, 0.11, 0.10])}
 
 
