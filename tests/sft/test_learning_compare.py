@@ -104,6 +104,34 @@ def test_one_repeat_a_task_is_drawn_as_the_tasks_alone() -> None:
     assert gain["resampled"] == "tasks"
 
 
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "benchmarks"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["learning_curve_s22_seed0_sft_12repeats.json", "learning_curve_s22_seed0_grpo_t07_12repeats.json"],
+)
+def test_on_measured_repeats_null_pairs_of_one_model_hold_zero_when_the_repeats_are_drawn_again(
+    name: str,
+) -> None:
+    """One model evaluated with 12 greedy repeats (session 22), cut into three evaluations of 4 repeats:
+    each pair of them is a null pair. Drawing the repeats again, every 90% interval holds 0; drawing only
+    the tasks, the interval of the GRPO model's pairs excluded 0 twice in three (measured)."""
+    compare = _compare()
+    point = json.loads((DOCS / name).read_text())["points"][0]
+    kept = point["episode_task_repeats"]
+    thirds = [{t: r[4 * q : 4 * q + 4] for t, r in kept.items()} for q in range(3)]
+    pairs = [(thirds[q], thirds[(q + 1) % 3]) for q in range(3)]
+    excluded_tasks_only = 0
+    for before, after in pairs:
+        both = compare.paired_gain(_means(before), _means(after), before_repeats=before, after_repeats=after)
+        assert both["resampled"] == "tasks and repeats" and both["low"] <= 0 <= both["high"]
+        tasks_only = compare.paired_gain(_means(before), _means(after))
+        excluded_tasks_only += not tasks_only["low"] <= 0 <= tasks_only["high"]
+        assert both["high"] - both["low"] > tasks_only["high"] - tasks_only["low"]
+    assert excluded_tasks_only == (2 if "grpo" in name else 0)
+
+
 def test_a_task_without_its_repeats_is_refused_by_name() -> None:
     compare = _compare()
     partial = {t: r for t, r in NULL_AFTER.items() if t != "0016"}
