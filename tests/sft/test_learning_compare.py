@@ -132,6 +132,30 @@ def test_on_measured_repeats_null_pairs_of_one_model_hold_zero_when_the_repeats_
     assert excluded_tasks_only == (2 if "grpo" in name else 0)
 
 
+def test_two_processes_evaluating_one_model_are_a_null_pair_only_the_repeats_interval_holds() -> None:
+    """Seed 0's SFT model evaluated with 12 greedy repeats in session 22 and again, in another process, as
+    the first point of session 23's KL-anchored run: a null pair the two-level interval was not built on.
+    Drawing the tasks alone, its interval excluded 0 (-0.024 to -0.001, measured); drawing the repeats
+    again, it holds 0."""
+    compare = _compare()
+    first, second = (
+        json.loads((DOCS / name).read_text())["points"][0]
+        for name in (
+            "learning_curve_s22_seed0_sft_12repeats.json",
+            "learning_curve_s23_seed0_grpo_t07_kl01.json",
+        )
+    )
+    assert first["phase"] == second["phase"] == "sft"
+    both = compare.paired_gain(
+        first["episode_tasks"], second["episode_tasks"],
+        before_repeats=first["episode_task_repeats"], after_repeats=second["episode_task_repeats"],
+    )  # fmt: skip
+    tasks_only = compare.paired_gain(first["episode_tasks"], second["episode_tasks"])
+    assert both["mean"] == tasks_only["mean"] == pytest.approx(-0.0104, abs=1e-4)
+    assert both["low"] <= 0 <= both["high"]
+    assert tasks_only["high"] < 0
+
+
 def test_a_task_without_its_repeats_is_refused_by_name() -> None:
     compare = _compare()
     partial = {t: r for t, r in NULL_AFTER.items() if t != "0016"}
