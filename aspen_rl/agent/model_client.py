@@ -11,6 +11,7 @@ from autogen_core.models import ModelInfo
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 from openai import DefaultAsyncHttpxClient
 
+from aspen_rl.rollout_seed import SEED_METADATA_KEY
 from aspen_rl.settings import Settings
 from aspen_rl.tls import verifying_context
 
@@ -44,6 +45,10 @@ class LLMTarget:
 def resolve_llm(resources: Mapping[str, Any], rollout: Any, settings: Settings) -> LLMTarget:
     """The endpoint of a rollout: the first ``LLM`` resource (rollout-scoped for ``ProxyLLM``), else settings.
 
+    A seed in the rollout's metadata (``SEED_METADATA_KEY``) is sent as the request ``seed`` and wins
+    over a resource's: a resource seed is shared by every rollout, so a GRPO group would sample one
+    episode eight times.
+
     Raises:
         ValueError: when neither a resource nor ``MODEL_API_URL`` names an endpoint.
     """
@@ -58,12 +63,18 @@ def resolve_llm(resources: Mapping[str, Any], rollout: Any, settings: Settings) 
         else:
             continue
         sampling = {k: v for k, v in resource.sampling_parameters.items() if k in SAMPLING_KEYS}
-        return LLMTarget(base_url, resource.model, resource.api_key or key, sampling)
+        return LLMTarget(base_url, resource.model, resource.api_key or key, _seeded(sampling, rollout))
     if not settings.model_api_url:
         raise ValueError(
             "no LLM resource was published and MODEL_API_URL is not set: no model endpoint to call"
         )
-    return LLMTarget(settings.model_api_url, settings.model, key, {})
+    return LLMTarget(settings.model_api_url, settings.model, key, _seeded({}, rollout))
+
+
+def _seeded(sampling: dict[str, Any], rollout: Any) -> dict[str, Any]:
+    metadata = getattr(rollout, "metadata", None) or {}
+    seed = metadata.get(SEED_METADATA_KEY)
+    return {**sampling, "seed": seed} if isinstance(seed, int) and not isinstance(seed, bool) else sampling
 
 
 class TimedChatClient(OpenAIChatCompletionClient):

@@ -15,6 +15,7 @@ from agentlightning.store.base import LightningStore
 from aspen_rl.failures import FailureKind
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reward.base import RewardBreakdown
+from aspen_rl.rollout_seed import SEED_METADATA_KEY, derive_seed
 from aspen_rl.tasks import AspenTask
 
 logger = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ async def run_tasks(
     poll_s: float = 0.05,
     deadline_s: float = 3600.0,
     on_record: Callable[[RolloutRecord], None] | None = None,
+    seed: int | None = None,
 ) -> list[RolloutRecord]:
     """Enqueue every task ``repeats`` times, wait for all, and return their records in task order.
 
@@ -54,15 +56,19 @@ async def run_tasks(
         poll_s: Seconds between completion polls.
         deadline_s: Give-up time for the whole batch.
         on_record: Called with each record as soon as its rollout finishes.
+        seed: Seed of the batch: the i-th rollout gets ``derive_seed(seed, i)`` in its metadata, which
+            its agent sends as the request ``seed``, so what it samples does not depend on which runner
+            took it or what the endpoint batched it with. None: unseeded.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {sorted(MODES)}, got {mode!r}")
     inputs = [task for task in tasks for _ in range(repeats)]
     rollout_ids: list[str] = []
     by_id: dict[str, AspenTask] = {}
-    for task in inputs:
+    for i, task in enumerate(inputs):
+        metadata = {SEED_METADATA_KEY: derive_seed(seed, i)} if seed is not None else None
         rollout = await store.enqueue_rollout(
-            input=task.model_dump(mode="json"), mode=mode, resources_id=resources_id
+            input=task.model_dump(mode="json"), mode=mode, resources_id=resources_id, metadata=metadata
         )
         rollout_ids.append(rollout.rollout_id)
         by_id[rollout.rollout_id] = task

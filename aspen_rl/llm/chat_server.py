@@ -25,6 +25,7 @@ from aspen_rl.llm.openai_wire import RequestError, chat_completions_app, complet
 from aspen_rl.llm.settings import ServerConfig
 from aspen_rl.llm.tool_calls import parse_tool_calls
 from aspen_rl.llm.types import CallRecord, Generation, SamplingParams
+from aspen_rl.rollout_seed import prompt_seed
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -106,7 +107,8 @@ class ChatCompletionServer:
         model_name: Name the endpoint answers as.
         max_prompt_tokens: Longer rendered prompts are refused (HTTP 400, context_length_exceeded).
         honour_request_sampling: Use the request's temperature/top_p. Off for training: the update
-            recomputes logprobs at the configured temperature, so requests must not change it.
+            recomputes logprobs at the configured temperature, so requests must not change it. A
+            request's ``seed`` is always used: it fixes which draw is made, not the distribution.
         max_batch: Concurrent calls batched into one ``generate``.
         batch_wait_s: Wait for more calls once one arrived.
         host: Interface to bind (loopback by default).
@@ -221,6 +223,17 @@ class ChatCompletionServer:
             raise RequestError("only n=1 is supported")
         return sampling
 
+    @staticmethod
+    def request_seed(body: dict[str, Any]) -> int | None:
+        """The request's ``seed`` (None when absent): the same prompt and seed give the same completion, the
+        call drawing from the stream of ``prompt_seed(seed, prompt)``."""
+        seed = body.get("seed")
+        if seed is None:
+            return None
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise RequestError("'seed' must be an integer from 0 to 2**63 - 1")
+        return seed
+
     def _decode(self, generation: Generation, stop_ids: tuple[int, ...]) -> str:
         ids = generation.completion_ids
         if generation.finish_reason == "stop" and ids and ids[-1] in stop_ids:
@@ -264,10 +277,12 @@ class ChatCompletionServer:
                 code="context_length_exceeded",
             )
         sampling = self.request_sampling(body)
+        seed = self.request_seed(body)
         index = self.recorder.next_index(rollout_id) if rollout_id is not None and self.record else -1
         started = time.time()
         version = self.engine.version
-        generation = await self.batcher.submit(prompt_ids, sampling)
+        stream = prompt_seed(seed, prompt_ids) if seed is not None else None
+        generation = await self.batcher.submit(prompt_ids, sampling, stream)
         finished = time.time()
         if rollout_id is not None and self.record:
             self.recorder.add(

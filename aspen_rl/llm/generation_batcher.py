@@ -9,7 +9,7 @@ from collections import defaultdict
 from aspen_rl.llm.engine.base import RolloutEngine
 from aspen_rl.llm.types import Generation, SamplingParams
 
-_Item = tuple[list[int], SamplingParams, asyncio.Future[Generation]]
+_Item = tuple[list[int], SamplingParams, int | None, asyncio.Future[Generation]]
 
 
 class GenerationBatcher:
@@ -32,8 +32,10 @@ class GenerationBatcher:
         self._worker: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    async def submit(self, prompt_ids: list[int], sampling: SamplingParams) -> Generation:
-        """Generate one completion, batched with whatever else is pending."""
+    async def submit(
+        self, prompt_ids: list[int], sampling: SamplingParams, seed: int | None = None
+    ) -> Generation:
+        """One completion, batched with whatever else is pending (a ``seed``: its own random stream)."""
         loop = asyncio.get_running_loop()
         if self._worker is None or self._worker.done() or self._loop is not loop:
             self._loop = loop
@@ -41,7 +43,7 @@ class GenerationBatcher:
             self._worker = loop.create_task(self._run())
         assert self._queue is not None
         future: asyncio.Future[Generation] = loop.create_future()
-        self._queue.put_nowait((prompt_ids, sampling, future))
+        self._queue.put_nowait((prompt_ids, sampling, seed, future))
         return await future
 
     async def _collect(self, queue: asyncio.Queue[_Item]) -> list[_Item]:
@@ -67,18 +69,19 @@ class GenerationBatcher:
             batch = await self._collect(queue)
             by_sampling: dict[SamplingParams, list[_Item]] = defaultdict(list)
             for item in batch:
-                if not item[2].done():
+                if not item[3].done():
                     by_sampling[item[1]].append(item)
             for sampling, items in by_sampling.items():
                 prompts = [item[0] for item in items]
+                seeds = [item[2] for item in items]
                 try:
-                    generations = await asyncio.to_thread(self.engine.generate, prompts, sampling)
+                    generations = await asyncio.to_thread(self.engine.generate, prompts, sampling, seeds)
                 except Exception as exc:  # handed to every waiting caller
-                    for _, _, future in items:
+                    for *_, future in items:
                         if not future.done():
                             future.set_exception(exc)
                     continue
-                for (_, _, future), generation in zip(items, generations, strict=True):
+                for (*_, future), generation in zip(items, generations, strict=True):
                     if not future.done():
                         future.set_result(generation)
 

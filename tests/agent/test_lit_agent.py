@@ -16,6 +16,7 @@ from aspen_rl.agent import AspenLitAgent
 from aspen_rl.agent.model_client import resolve_llm
 from aspen_rl.policy.openai_app import create_policy_app
 from aspen_rl.policy.scripted import ScriptedPolicy
+from aspen_rl.rollout_seed import SEED_METADATA_KEY
 from aspen_rl.settings import Settings
 from aspen_rl.subprocesses import mock_simulator
 from aspen_rl.tasks import load_split
@@ -97,3 +98,16 @@ def test_model_resolution_order() -> None:
     assert target.api_key == "k"  # the key comes from settings, never from the resource
     fallback = resolve_llm({}, rollout, settings)
     assert (fallback.base_url, fallback.model) == ("http://settings/v1", "from-settings")
+
+
+def test_the_rollouts_own_seed_wins_over_a_resources_seed() -> None:
+    """A resource seed is shared by every rollout: a group would sample one episode G times."""
+    settings = Settings(_env_file=None, model_api_url="http://settings/v1")
+    proxy = ProxyLLM(endpoint="http://proxy:1/v1", model="p", sampling_parameters={"seed": 1, "top_p": 0.9})
+    attempt = SimpleNamespace(attempt_id="at-1")
+    seeded = SimpleNamespace(rollout_id="ro-1", attempt=attempt, metadata={SEED_METADATA_KEY: 42})
+    plain = SimpleNamespace(rollout_id="ro-2", attempt=attempt, metadata=None)
+    assert resolve_llm({"llm": proxy}, seeded, settings).sampling == {"seed": 42, "top_p": 0.9}
+    assert resolve_llm({"llm": proxy}, plain, settings).sampling == {"seed": 1, "top_p": 0.9}
+    assert resolve_llm({}, seeded, settings).sampling == {"seed": 42}
+    assert resolve_llm({}, plain, settings).sampling == {}

@@ -28,6 +28,7 @@ from aspen_rl.llm.tiny_bytes import save_tiny_chat_model
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport, load_records
 from aspen_rl.reward.base import RewardBreakdown
+from aspen_rl.rollout_seed import SEED_METADATA_KEY, derive_seed
 from aspen_rl.settings import Settings
 from aspen_rl.tasks import AspenTask
 
@@ -46,6 +47,7 @@ class ToyAgent(LitAgent[AspenTask]):
     def __init__(self) -> None:
         super().__init__()
         self.seen: list[tuple[str, str | None]] = []
+        self.seeds: list[int | None] = []
         self.long_rollouts = 0
 
     async def rollout_async(self, task: Any, resources: Any, rollout: Any) -> float:
@@ -54,6 +56,8 @@ class ToyAgent(LitAgent[AspenTask]):
         assert isinstance(llm, ProxyLLM)
         prompt = resources.get("system_prompt")
         self.seen.append((llm.model, prompt.template if prompt else None))
+        seed = (rollout.metadata or {}).get(SEED_METADATA_KEY)
+        self.seeds.append(seed)
         base_url = llm.get_base_url(rollout.rollout_id, rollout.attempt.attempt_id)
         client = openai.AsyncOpenAI(base_url=base_url, api_key="-")
         messages: list[dict[str, Any]] = [{"role": "user", "content": task.user_requirement}]
@@ -65,7 +69,7 @@ class ToyAgent(LitAgent[AspenTask]):
                 over_long = "x" * 7000  # more tokens than max_prompt_tokens (6144) on the byte tokenizer
         try:
             for turn in (over_long or "first", "second"):
-                reply = await client.chat.completions.create(model=llm.model, messages=messages)
+                reply = await client.chat.completions.create(model=llm.model, messages=messages, seed=seed)
                 text = reply.choices[0].message.content or ""
                 replies.append(text)
                 messages += [{"role": "assistant", "content": text}, {"role": "user", "content": turn}]
@@ -158,6 +162,10 @@ def test_two_steps_through_the_store_then_resume(tiny_model: Path, tmp_path: Pat
 
     # Every rollout talked to the policy endpoint, with the system prompt kept.
     assert set(agent.seen) == {("aspen-policy", "You are a process engineer.")}
+    # ... and sampled with its own seed: the i-th rollout of a step's batch gets derive_seed(batch, i).
+    train_seeds = {derive_seed(derive_seed(cfg.seed, "train", step), i) for step in (1, 2) for i in range(6)}
+    assert None not in agent.seeds and len(set(agent.seeds)) == len(agent.seeds) == 12 + 2 + 1
+    assert train_seeds < set(agent.seeds)
     lines = read_metrics(tmp_path / "run-1" / "metrics.jsonl")
     train_lines = [m for m in lines if "loss" in m]
     eval_lines = [m for m in lines if "eval/reward_mean" in m]

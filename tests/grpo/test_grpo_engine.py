@@ -12,28 +12,18 @@ from typing import Any
 
 import pytest
 import torch
+from _support.engine_rows import rows_of
 
 from aspen_rl.algorithms.grpo.config import GRPOConfig
 from aspen_rl.algorithms.grpo.trainer import GRPOTrainer
 from aspen_rl.llm.engine import TransformersEngine, build_engine
 from aspen_rl.llm.tiny_bytes import build_tiny_model
-from aspen_rl.llm.types import Generation, SamplingParams, TrajectoryRow
-
-
-def _rows(generations: list[Generation]) -> list[TrajectoryRow]:
-    return [
-        TrajectoryRow(
-            g.prompt_ids + g.completion_ids,
-            [0] * len(g.prompt_ids) + [1] * len(g.completion_ids),
-            [0.0] * len(g.prompt_ids) + g.logprobs,
-        )
-        for g in generations
-    ]
+from aspen_rl.llm.types import Generation, SamplingParams
 
 
 def _max_diff(trainer: GRPOTrainer, generations: list[Generation]) -> float:
     worst = 0.0
-    for row, lp in zip(_rows(generations), trainer.compute_logprobs(_rows(generations)), strict=True):
+    for row, lp in zip(rows_of(generations), trainer.compute_logprobs(rows_of(generations)), strict=True):
         mask = torch.tensor(row.loss_mask, dtype=torch.bool)
         worst = max(worst, float((lp[mask] - torch.tensor(row.engine_logprobs)[mask]).abs().max()))
     return worst
@@ -88,7 +78,7 @@ def test_top_p_logprobs_are_those_of_the_truncated_distribution(
     engine = TransformersEngine(trainer.model, tokenizer)
     torch.manual_seed(4)
     generations = engine.generate(PROMPTS, SamplingParams(max_tokens=8, top_p=0.5, stop_token_ids=(0,)))
-    rows = _rows(generations)
+    rows = rows_of(generations)
     for row, full in zip(rows, trainer.compute_logprobs(rows), strict=True):
         mask = torch.tensor(row.loss_mask, dtype=torch.bool)
         engine_lp = torch.tensor(row.engine_logprobs)[mask]

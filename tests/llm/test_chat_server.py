@@ -18,6 +18,7 @@ from aspen_rl.llm.engine.base import WeightsSource
 from aspen_rl.llm.tool_calls import parse_tool_calls
 from aspen_rl.llm.trajectory import build_rows
 from aspen_rl.llm.types import Generation, SamplingParams
+from aspen_rl.rollout_seed import prompt_seed
 
 TOOLS = [
     {
@@ -37,20 +38,24 @@ TOOL_CALL_TEXT = '<tool_call>\n{"name": "get_schema", "arguments": {"types": "ba
 
 
 class ScriptedEngine(RolloutEngine):
-    """Plays fixed replies (encoded with the real tokenizer, ending in eos) and logs batch sizes."""
+    """Plays fixed replies (encoded with the real tokenizer, ending in eos) and logs batch sizes and seeds."""
 
     def __init__(self, tokenizer: Any, replies: list[str]) -> None:
         super().__init__()
         self._tokenizer = tokenizer
         self.replies = list(replies)
         self.batch_sizes: list[int] = []
+        self.seeds: list[list[int | None]] = []
 
     @property
     def tokenizer(self) -> Any:
         return self._tokenizer
 
-    def _generate(self, prompts: list[list[int]], sampling: SamplingParams) -> list[Generation]:
+    def _generate(
+        self, prompts: list[list[int]], sampling: SamplingParams, seeds: list[int | None]
+    ) -> list[Generation]:
         self.batch_sizes.append(len(prompts))
+        self.seeds.append(seeds)
         out = []
         for prompt in prompts:
             text = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
@@ -185,6 +190,34 @@ async def test_concurrent_calls_are_batched_and_recorded_per_rollout(
     assert isinstance(engine, ScriptedEngine) and max(engine.batch_sizes) > 1
     assert sorted(scripted_server.recorder.rollout_ids()) == [f"r{i}" for i in range(6)]
     assert all(len(scripted_server.pop_records(f"r{i}")) == 1 for i in range(6))
+
+
+async def test_each_request_seed_reaches_the_engine_with_its_prompt(
+    scripted_server: ChatCompletionServer,
+) -> None:
+    """Each call's seed reaches the engine with its own row (batched or not); a bad seed is a 400."""
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    async with httpx.AsyncClient(base_url=scripted_server.base_url, timeout=30) as client:
+        responses = await asyncio.gather(
+            *(
+                client.post(f"/rollout/r{i}/attempt/a/v1/chat/completions", json={**body, "seed": 100 + i})
+                for i in range(4)
+            ),
+            client.post("/rollout/r9/attempt/a/v1/chat/completions", json=body),
+        )
+        refused = [
+            await client.post("/v1/chat/completions", json={**body, "seed": bad})
+            for bad in ("7", -1, 2**63, True, 1.5)
+        ]
+    assert all(r.status_code == 200 for r in responses)
+    engine = scripted_server.engine
+    assert isinstance(engine, ScriptedEngine)
+    prompt = scripted_server.render(body)  # each call draws from the stream of its seed and prompt
+    expected = sorted(prompt_seed(100 + i, prompt) for i in range(4))
+    assert sorted(s for batch in engine.seeds for s in batch if s is not None) == expected
+    assert [s for batch in engine.seeds for s in batch].count(None) == 1
+    assert [r.status_code for r in refused] == [400] * 5
+    assert all("seed" in r.json()["error"]["message"] for r in refused)
 
 
 async def test_header_recording_and_request_errors(scripted_server: ChatCompletionServer) -> None:

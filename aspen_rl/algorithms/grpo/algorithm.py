@@ -32,6 +32,7 @@ from aspen_rl.algorithms.rollouts import publish, run_tasks
 from aspen_rl.llm.chat_template import load_chat_template
 from aspen_rl.records import RolloutRecord
 from aspen_rl.reporting import RunReport
+from aspen_rl.rollout_seed import derive_seed
 from aspen_rl.settings import Settings
 from aspen_rl.tasks import AspenTask
 
@@ -282,6 +283,7 @@ class GRPOAlgorithm(Algorithm):
                 repeats=cfg.group_size,
                 deadline_s=self.deadline_s,
                 on_record=self._tagged(on_record, step),
+                seed=derive_seed(cfg.seed, "train", step),
             )
         rollout_s = time.perf_counter() - started
         kept_rollouts, left_out = split_for_update(records)
@@ -362,6 +364,7 @@ class GRPOAlgorithm(Algorithm):
                 repeats=repeats,
                 deadline_s=self.deadline_s,
                 on_record=self._tagged(on_record, step),
+                seed=derive_seed(self.config.seed, mode, step),
             )
         for record in records:
             policy.server.recorder.pop(record.rollout_id)

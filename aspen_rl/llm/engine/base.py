@@ -46,13 +46,19 @@ class RolloutEngine(ABC):
         return (eos,) if isinstance(eos, int) else ()
 
     def generate(
-        self, prompt_token_ids: Sequence[Sequence[int]], sampling: SamplingParams
+        self,
+        prompt_token_ids: Sequence[Sequence[int]],
+        sampling: SamplingParams,
+        seeds: Sequence[int | None] | None = None,
     ) -> list[Generation]:
         """Sample one completion per prompt.
 
         Args:
             prompt_token_ids: Prompts as token ids (not re-tokenized).
             sampling: Shared sampling parameters of the batch.
+            seeds: One per prompt (None: all unseeded). A seeded prompt draws from its own random
+                stream, so its completion does not depend on what it was batched with or on the
+                process's global RNG; an unseeded one draws from the global RNG.
 
         Returns:
             One ``Generation`` per prompt, in order.
@@ -61,8 +67,11 @@ class RolloutEngine(ABC):
             return []
         if any(len(p) == 0 for p in prompt_token_ids):
             raise ValueError("empty prompt")
+        row_seeds: list[int | None] = list(seeds) if seeds is not None else [None] * len(prompt_token_ids)
+        if len(row_seeds) != len(prompt_token_ids):
+            raise ValueError(f"{len(row_seeds)} seeds for {len(prompt_token_ids)} prompts")
         with self._lock:
-            return self._generate([list(p) for p in prompt_token_ids], sampling)
+            return self._generate([list(p) for p in prompt_token_ids], sampling, row_seeds)
 
     def update_weights(self, source: WeightsSource) -> None:
         """Load new policy weights: a model, a state dict, or a saved LoRA adapter directory."""
@@ -71,7 +80,9 @@ class RolloutEngine(ABC):
             self._version += 1
 
     @abstractmethod
-    def _generate(self, prompts: list[list[int]], sampling: SamplingParams) -> list[Generation]: ...
+    def _generate(
+        self, prompts: list[list[int]], sampling: SamplingParams, seeds: list[int | None]
+    ) -> list[Generation]: ...
 
     @abstractmethod
     def _update_weights(self, source: WeightsSource) -> None: ...

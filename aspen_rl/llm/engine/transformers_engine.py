@@ -14,6 +14,11 @@ Decoding (``decode``): ``eager`` grows a dynamic KV cache step by step (today's 
 GPU only: its first call per batch shape compiles, so it pays off on long, repeated generations.
 Prompts are left-padded to a multiple of ``PAD_MULTIPLE`` tokens under ``static``/``compiled``, so
 prompts of similar length share a cache shape (and a compiled graph).
+
+Seeds: a prompt given a seed draws each token from its own stream (``SeededDraw``), so the same prompt
+and seed give the same completion whatever it is batched with (up to the float rounding of the batched
+forward, which can flip a token whose uniform lies on a boundary); unseeded prompts draw from the global
+RNG inside ``generate``.
 """
 
 from __future__ import annotations
@@ -82,6 +87,52 @@ class SampledLogprobs(LogitsProcessor):
         """``[batch, new_tokens]`` logprobs, once ``generate`` has returned the full sequences."""
         self._take(sequences[:, -1])
         return torch.stack(self.steps, dim=1)
+
+
+def inverse_cdf(probs: torch.Tensor, uniform: torch.Tensor) -> torch.Tensor:
+    """The token each row of ``probs`` [rows, vocab] gives for its uniform in [0, 1) (float64 sums).
+
+    A token of probability 0 is never returned, even when rounding leaves the target on the total.
+    """
+    cdf = probs.double().cumsum(dim=-1)
+    target = (uniform.double() * cdf[:, -1]).unsqueeze(1)
+    drawn = torch.searchsorted(cdf, target, right=True).squeeze(1)
+    possible = probs > 0
+    last = possible.shape[1] - 1 - possible.flip(1).int().argmax(dim=1)
+    return torch.minimum(drawn, last)
+
+
+class SeededDraw(LogitsProcessor):
+    """After ``SampledLogprobs``: draws the next token of each seeded row from that row's own stream.
+
+    Each seeded row's ``steps`` uniforms are drawn up front from a generator seeded with its seed; at
+    step t the row's t-th uniform is inverted through its distribution (``inverse_cdf``) and every other
+    token of the row set to ``-inf``, so ``generate``'s own draw can only pick it. Unseeded rows are left
+    untouched.
+    """
+
+    def __init__(self, seeds: list[int | None], steps: int) -> None:
+        self.rows = [i for i, seed in enumerate(seeds) if seed is not None]
+        streams = [
+            torch.rand(steps, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+            for seed in seeds
+            if seed is not None
+        ]
+        self.uniforms = torch.stack(streams) if streams else torch.empty((0, steps), dtype=torch.float64)
+        self.step = 0
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        if not self.rows:
+            return scores
+        if self.uniforms.device != scores.device:
+            self.uniforms = self.uniforms.to(scores.device)
+        rows = torch.tensor(self.rows, device=scores.device)
+        drawn = inverse_cdf(torch.softmax(scores[rows].float(), dim=-1), self.uniforms[:, self.step])
+        self.step += 1
+        out = scores.clone()
+        out[rows] = float("-inf")
+        out[rows, drawn] = 0.0
+        return out  # type: ignore[return-value]  # a FloatTensor by construction
 
 
 def _warpers(sampling: SamplingParams) -> list[LogitsProcessor]:
@@ -174,7 +225,9 @@ class TransformersEngine(RolloutEngine):
             disable_compile=self.decode != "compiled",
         )
 
-    def _generate(self, prompts: list[list[int]], sampling: SamplingParams) -> list[Generation]:
+    def _generate(
+        self, prompts: list[list[int]], sampling: SamplingParams, seeds: list[int | None]
+    ) -> list[Generation]:
         stop_ids = sampling.stop_ids(self.stop_token_ids)
         results: list[Generation] = []
         was_training = self.model.training
@@ -183,8 +236,10 @@ class TransformersEngine(RolloutEngine):
             with torch.inference_mode(), _neutral_generation_config(self.model):
                 config = self._generation_config(sampling, stop_ids)
                 for start in range(0, len(prompts), self.max_batch_size):
-                    chunk = prompts[start : start + self.max_batch_size]
-                    results.extend(self._generate_chunk(chunk, config, sampling, stop_ids))
+                    end = start + self.max_batch_size
+                    results.extend(
+                        self._generate_chunk(prompts[start:end], seeds[start:end], config, sampling, stop_ids)
+                    )
         finally:
             self.model.train(was_training)
         return results
@@ -192,6 +247,7 @@ class TransformersEngine(RolloutEngine):
     def _generate_chunk(
         self,
         prompts: list[list[int]],
+        seeds: list[int | None],
         config: GenerationConfig,
         sampling: SamplingParams,
         stop_ids: tuple[int, ...],
@@ -205,11 +261,13 @@ class TransformersEngine(RolloutEngine):
             ids[i, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
             attention[i, width - len(prompt) :] = 1
         recorder = SampledLogprobs()
+        seeded = sampling.temperature > 0 and any(s is not None for s in seeds)
+        draw = [SeededDraw(seeds, sampling.max_tokens)] if seeded else []
         out = self.model.generate(  # type: ignore[operator]  # an HF/PEFT model method; torch types Module attributes as Tensor | Module
             input_ids=ids.to(self.device),
             attention_mask=attention.to(self.device),
             generation_config=config,
-            logits_processor=LogitsProcessorList([*_warpers(sampling), recorder]),
+            logits_processor=LogitsProcessorList([*_warpers(sampling), recorder, *draw]),
         )
         new_tokens = out.sequences[:, width:].cpu()
         picked = recorder.finish(out.sequences)

@@ -96,9 +96,10 @@ class VLLMEngine(RolloutEngine):
     def tokenizer(self) -> Any:
         return self._tokenizer if self._tokenizer is not None else self._llm.get_tokenizer()
 
-    def _sampling_params(self, sampling: SamplingParams, stop_ids: tuple[int, ...]) -> Any:
+    def _sampling_params(self, sampling: SamplingParams, stop_ids: tuple[int, ...], seed: int | None) -> Any:
         return self._vllm.SamplingParams(
             n=1,
+            seed=seed,
             temperature=sampling.temperature,
             top_p=sampling.top_p,
             top_k=sampling.top_k if sampling.top_k > 0 else -1,
@@ -110,9 +111,11 @@ class VLLMEngine(RolloutEngine):
             skip_special_tokens=False,
         )
 
-    def _generate(self, prompts: list[list[int]], sampling: SamplingParams) -> list[Generation]:
+    def _generate(
+        self, prompts: list[list[int]], sampling: SamplingParams, seeds: list[int | None]
+    ) -> list[Generation]:
         stop_ids = sampling.stop_ids(self.stop_token_ids)
-        params = self._sampling_params(sampling, stop_ids)
+        params = [self._sampling_params(sampling, stop_ids, seed) for seed in seeds]
         inputs = [{"prompt_token_ids": p} for p in prompts]
         outputs = self._llm.generate(inputs, sampling_params=params, lora_request=self._lora, use_tqdm=False)
         generations = []
