@@ -54,6 +54,7 @@ from aspen_rl.datagen.rename import renamed
 from aspen_rl.datagen.run_stamps import spread_run_ids
 from aspen_rl.llm.settings import LoRASettings
 from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
+from aspen_rl.rollout_seed import derive_seed
 from aspen_rl.tasks import AspenTask, load_tasks
 from aspen_rl.tasks.datasets import load_split
 
@@ -214,6 +215,7 @@ async def evaluate(
             temperature=args.eval_temperature,
             max_turns=args.max_turns,
             max_new=args.max_new_tokens,
+            seed=EVAL_RUN_IDS,  # every evaluation draws the same stream: paired across checkpoints
         )
     return {
         "ladder": mean_scores(rungs),
@@ -480,16 +482,18 @@ def run_seed(
     for step in range(done + 1, last + 1):
         t0 = time.monotonic()
         chosen = rng.sample(train_tasks, args.grpo_tasks)
-        episodes = asyncio.run(
-            run_episodes(
-                model,
-                tokenizer,
-                [t for t in chosen for _ in range(args.group)],
-                temperature=args.grpo_temperature,
-                max_turns=args.max_turns,
-                max_new=args.max_new_tokens,
+        with spread_run_ids(derive_seed(seed, "grpo runs", step)):  # not shifted by a cached set-up
+            episodes = asyncio.run(
+                run_episodes(
+                    model,
+                    tokenizer,
+                    [t for t in chosen for _ in range(args.group)],
+                    temperature=args.grpo_temperature,
+                    max_turns=args.max_turns,
+                    max_new=args.max_new_tokens,
+                    seed=derive_seed(seed, "grpo", step),  # not shifted by what evaluation sampled before
+                )
             )
-        )
         groups = [episodes[i : i + args.group] for i in range(0, len(episodes), args.group)]
         result = grpo_step(
             model,

@@ -161,9 +161,23 @@ async def run_episodes(
     temperature: float,
     max_turns: int,
     max_new: int,
+    seed: int | None = None,
 ) -> list[Episode]:
-    """Drive every task (one episode each, in lockstep) with the model; returns the finished episodes."""
+    """Drive every task (one episode each, in lockstep) with the model; returns the finished episodes.
+
+    With ``seed`` the sampling draws from a torch RNG seeded with it (the global one is put back after),
+    so what is sampled does not depend on what drew from the global RNG before (an evaluation, say)."""
     model.eval()
+    if seed is None:
+        return await _drive(model, tokenizer, tasks, temperature, max_turns, max_new)
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        return await _drive(model, tokenizer, tasks, temperature, max_turns, max_new)
+
+
+async def _drive(
+    model: Any, tokenizer: Any, tasks: list[AspenTask], temperature: float, max_turns: int, max_new: int
+) -> list[Episode]:
     async with learning_mock() as client:
         episodes = []
         specs: Any = None
