@@ -173,3 +173,31 @@ async def test_the_answer_rung_replays_the_reference_so_its_own_answer_scores_fu
     assert silent.details["funnel.read"] == 1.0  # the same calls: only the answer differs
     # the work done (completion 0.4, tool efficiency 0.3) and nothing reported (response quality 0 of 0.3)
     assert (silent.total, silent.response_quality) == (pytest.approx(0.7), 0.0)
+
+
+async def test_seeded_episodes_sample_the_same_tokens_whatever_drew_from_the_global_rng_before() -> None:
+    """GRPO episodes are seeded per step: what an evaluation sampled before (``--eval-samples``) must not
+    change them, and the global RNG is left as it was found. Unseeded, the same call samples otherwise."""
+    from aspen_rl.llm.tiny_bpe import build_tiny_bpe_model
+
+    lib = _episodes_module()
+    tasks = load_tasks(ROOT / "data" / "generated" / "eval.jsonl")[:2]
+    transcript = {"messages": [{"role": "user", "content": task.user_requirement} for task in tasks]}
+    model, tokenizer = build_tiny_bpe_model(
+        [transcript], vocab_size=300, hidden_size=32, num_layers=1, num_heads=2
+    )
+
+    async def sampled(global_seed: int, seed: int | None) -> list[list[int]]:
+        torch.manual_seed(global_seed)
+        episodes = await lib.run_episodes(
+            model, tokenizer, tasks, temperature=1.0, max_turns=1, max_new=12, seed=seed
+        )
+        return [episode.records[0].completion_ids for episode in episodes]
+
+    first = await sampled(1, seed=7)
+    after = torch.rand(1)
+    torch.manual_seed(1)
+    assert torch.equal(after, torch.rand(1))  # the seeded draw left the global RNG where it was
+    assert await sampled(2, seed=7) == first
+    assert await sampled(2, seed=8) != first
+    assert await sampled(1, seed=None) != await sampled(2, seed=None)
